@@ -1,0 +1,59 @@
+// ConfigStore: where the cluster configuration <id, members, failure domains, CM> lives (FaRM §3
+// and §5.2). A new configuration is installed only by compare-and-swap on the configuration id,
+// so at most one machine moves the cluster from configuration c to c + 1.
+//
+// EmbeddedConfigStore is the single-node store: a text file replaced atomically (write a temp
+// file, fsync, rename). A ZooKeeper store (CAS on the znode version) comes with multi-process
+// clusters. Thread-safe within one process; not for several processes sharing the file.
+//
+// Not used by Machine yet: membership is fixed at start until reconfiguration (a later issue).
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/types.h"
+
+namespace farmdb::cluster {
+
+struct Configuration {
+  uint64_t id = 0;  // monotonically increasing; 0 means "none"
+  struct Member {
+    MachineId machine;
+    uint32_t failure_domain;
+    friend bool operator==(const Member&, const Member&) = default;
+  };
+  std::vector<Member> members;
+  MachineId cm = kNoMachine;
+  friend bool operator==(const Configuration&, const Configuration&) = default;
+};
+
+class ConfigStore {
+ public:
+  virtual ~ConfigStore() = default;
+  // The stored configuration, or nullopt if none was ever stored.
+  virtual std::expected<std::optional<Configuration>, std::string> Read() = 0;
+  // Stores `next` iff the stored id equals expected_id (0: nothing stored). Returns false when
+  // another configuration won. REQUIRES: next.id > expected_id.
+  virtual std::expected<bool, std::string> CompareAndSwap(uint64_t expected_id,
+                                                          const Configuration& next) = 0;
+};
+
+class EmbeddedConfigStore final : public ConfigStore {
+ public:
+  explicit EmbeddedConfigStore(std::filesystem::path file) : file_(std::move(file)) {}
+  std::expected<std::optional<Configuration>, std::string> Read() override;
+  std::expected<bool, std::string> CompareAndSwap(uint64_t expected_id,
+                                                  const Configuration& next) override;
+
+ private:
+  std::expected<std::optional<Configuration>, std::string> ReadLocked();
+  std::filesystem::path file_;
+  std::mutex mu_;
+};
+
+}  // namespace farmdb::cluster

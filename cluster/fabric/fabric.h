@@ -1,0 +1,76 @@
+// Fabric: the transport between machines (DESIGN.md "cluster/ Fabric"). Every byte that crosses
+// machines goes through it; nothing above may assume two machines share memory otherwise.
+//
+// - Registered memory: a machine registers spans of its memory under a 64-bit key.
+// - One-sided Read/Write of registered memory at (machine, key, offset), word-granular (see
+//   word_copy.h for the ordering contract). The completion means "the remote side has it" (for
+//   a write: the bytes are in the receiver's memory; for a read: the bytes are in dst).
+// - Messages: delivered to the receiver's handler on the receiver's fabric thread, in no
+//   particular order under faults; handlers must be quick (hand longer work to another thread).
+// Implementations are thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "cluster/types.h"
+
+namespace farmdb::cluster {
+
+// What a registered memory key names: kind in the high 32 bits, an id in the low 32.
+enum class MemKind : uint32_t { kRegion = 1, kLog = 2, kLogHead = 3 };
+inline constexpr uint64_t MemKey(MemKind kind, uint32_t id) {
+  return (uint64_t{static_cast<uint32_t>(kind)} << 32) | id;
+}
+
+// Completion of one one-sided operation. ok is false if the target memory is not registered.
+class Completion {
+ public:
+  bool Done() const { return done_.load(std::memory_order_acquire); }
+  void Wait() const { done_.wait(false, std::memory_order_acquire); }
+  bool ok() const { return ok_; }
+  void Finish(bool ok) {
+    ok_ = ok;
+    done_.store(true, std::memory_order_release);
+    done_.notify_all();
+  }
+
+ private:
+  bool ok_ = false;  // written before done_ is released
+  std::atomic<bool> done_{false};
+};
+using CompletionPtr = std::shared_ptr<Completion>;
+
+struct Message {
+  MachineId from = kNoMachine;
+  uint16_t type = 0;
+  std::vector<std::byte> body;
+};
+using MessageHandler = std::function<void(Message)>;
+
+class Fabric {
+ public:
+  virtual ~Fabric() = default;
+  virtual int machines() const = 0;
+
+  // REQUIRES: mem 8-byte aligned and stays valid until Unregister returns.
+  virtual void Register(MachineId owner, uint64_t key, std::span<std::byte> mem) = 0;
+  virtual void Unregister(MachineId owner, uint64_t key) = 0;
+
+  // REQUIRES: offset and dst.size() multiples of 8; dst valid until completion.
+  virtual CompletionPtr Read(MachineId from, MachineId to, uint64_t key, uint64_t offset,
+                             std::span<std::byte> dst) = 0;
+  // src is copied before Write returns.
+  virtual CompletionPtr Write(MachineId from, MachineId to, uint64_t key, uint64_t offset,
+                              std::span<const std::byte> src) = 0;
+
+  virtual void Send(MachineId to, Message msg) = 0;
+  // The handler runs on `m`'s fabric thread. Set before traffic starts.
+  virtual void SetHandler(MachineId m, MessageHandler handler) = 0;
+};
+
+}  // namespace farmdb::cluster

@@ -1,0 +1,66 @@
+#include "cluster/local_cluster.h"
+
+#include <stdlib.h>
+
+#include <thread>
+
+namespace farmdb::cluster {
+
+namespace {
+std::filesystem::path MakeTempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "farmdb-cluster-XXXXXX").string();
+  char* dir = ::mkdtemp(tmpl.data());
+  return dir ? std::filesystem::path(dir) : std::filesystem::path(tmpl);
+}
+}  // namespace
+
+LocalCluster::LocalCluster(LocalClusterOptions options)
+    : options_(std::move(options)), fabric_(options_.machines, options_.seed) {
+  data_dir_ = options_.data_dir;
+  if (data_dir_.empty()) {
+    data_dir_ = MakeTempDir();
+    owns_dir_ = true;
+  }
+  for (int i = 0; i < options_.machines; ++i) {
+    ClockSkew skew = i < static_cast<int>(options_.skews.size()) ? options_.skews[i] : ClockSkew{};
+    // Start every clock well above zero so timestamp 0 means "before everything".
+    times_.push_back(std::make_unique<SkewedTimeSource>(&system_time_,
+                                                        1'000'000'000 + skew.offset_ns,
+                                                        skew.drift_ppm));
+  }
+  MachineOptions mo;
+  mo.data_dir = data_dir_;
+  mo.region_size = options_.region_size;
+  mo.replicas = std::min(options_.replicas, options_.machines - 1);
+  mo.clock = options_.clock;
+  mo.sync_interval = options_.sync_interval;
+  for (int i = 0; i < options_.machines; ++i) {
+    MachineId id = static_cast<MachineId>(i);
+    machines_.push_back(std::make_unique<Machine>(id, options_.machines, &fabric_,
+                                                  times_[i].get(), mo,
+                                                  [this, id] { return fabric_.IsPaused(id); }));
+  }
+  for (auto& m : machines_) m->Start();
+}
+
+LocalCluster::~LocalCluster() {
+  Stop();
+  machines_.clear();
+  if (owns_dir_) {
+    std::error_code ec;
+    std::filesystem::remove_all(data_dir_, ec);
+  }
+}
+
+void LocalCluster::Stop() {
+  for (auto& m : machines_) m->Stop();
+  fabric_.Shutdown();
+}
+
+void LocalCluster::WaitForClocks() {
+  for (auto& m : machines_) {
+    while (!m->clock().TryNow()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+}  // namespace farmdb::cluster

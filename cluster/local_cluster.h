@@ -1,0 +1,59 @@
+// LocalCluster: N machines in one process over a LocalFabric (the single-node server is N=1).
+// Each machine gets its own clock (optionally skewed and drifting within the bound), its own
+// directory under the data directory, and its own threads. Two LocalClusters can live in one
+// process: nothing here is global.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "cluster/fabric/local_fabric.h"
+#include "cluster/machine.h"
+#include "cluster/time_source.h"
+
+namespace farmdb::cluster {
+
+struct ClockSkew {
+  int64_t offset_ns = 0;
+  double drift_ppm = 0;  // keep |drift| <= drift bound / 2 so relative drift stays in bound
+};
+
+struct LocalClusterOptions {
+  int machines = 1;
+  int replicas = 0;  // f, clamped to machines - 1
+  std::filesystem::path data_dir;  // empty: a fresh temporary directory, removed on destruction
+  uint64_t region_size = 64ull << 20;
+  ClockOptions clock;
+  std::chrono::microseconds sync_interval{500};
+  std::vector<ClockSkew> skews;  // per machine; missing entries mean none
+  uint64_t seed = 1;
+};
+
+class LocalCluster {
+ public:
+  explicit LocalCluster(LocalClusterOptions options);
+  ~LocalCluster();
+  LocalCluster(const LocalCluster&) = delete;
+  LocalCluster& operator=(const LocalCluster&) = delete;
+
+  int size() const { return static_cast<int>(machines_.size()); }
+  Machine& machine(MachineId id) { return *machines_[id]; }
+  LocalFabric& fabric() { return fabric_; }
+  SkewedTimeSource& time_source(MachineId id) { return *times_[id]; }
+  const std::filesystem::path& data_dir() const { return data_dir_; }
+  // Blocks until every machine's clock is enabled (synchronised with the CM at least once).
+  void WaitForClocks();
+  void Stop();
+
+ private:
+  LocalClusterOptions options_;
+  std::filesystem::path data_dir_;
+  bool owns_dir_ = false;
+  SystemTimeSource system_time_;
+  std::vector<std::unique_ptr<SkewedTimeSource>> times_;
+  LocalFabric fabric_;
+  std::vector<std::unique_ptr<Machine>> machines_;
+};
+
+}  // namespace farmdb::cluster

@@ -1,0 +1,348 @@
+#include "cluster/machine.h"
+
+#include <algorithm>
+
+#include "cluster/codec.h"
+
+namespace farmdb::cluster {
+
+namespace {
+std::vector<std::byte> EncodePlacement(const RegionPlacement& p) {
+  std::vector<std::byte> out;
+  ByteWriter w(&out);
+  w.U32(p.id), w.U32(p.primary), w.U64(p.size), w.U32(static_cast<uint32_t>(p.backups.size()));
+  for (MachineId b : p.backups) w.U32(b);
+  return out;
+}
+
+std::optional<RegionPlacement> DecodePlacement(ByteReader& r) {
+  RegionPlacement p;
+  p.id = r.U32(), p.primary = r.U32(), p.size = r.U64();
+  uint32_t n = r.U32();
+  for (uint32_t i = 0; i < n && r.ok(); ++i) p.backups.push_back(r.U32());
+  if (!r.ok() || p.id == 0) return std::nullopt;
+  return p;
+}
+}  // namespace
+
+Machine::Machine(MachineId id, int machines, Fabric* fabric, TimeSource* time,
+                 MachineOptions options, std::function<bool()> paused)
+    : id_(id), machines_(machines), fabric_(fabric), options_(std::move(options)),
+      paused_(std::move(paused)), clock_(time, options_.clock, id == 0),
+      regions_per_machine_(machines, 0), oat_reported_(machines, 0),
+      gc_local_reported_(machines, 0) {
+  fabric_->SetHandler(id_, [this](Message m) { Dispatch(std::move(m)); });
+  OnMessage(kMsgSyncRequest, [this](Message m) { OnSyncRequest(m); });
+  OnMessage(kMsgSyncReply, [this](Message m) { OnSyncReply(m); });
+  OnRpc(kMsgRegionAlloc, [this](const Message& m) { return CmAllocate(m); }, true);
+  OnRpc(kMsgRegionPrepare, [this](const Message& m) { return PrepareReplica(m); }, false);
+  OnRpc(kMsgRegionCommit, [](const Message&) { return std::vector<std::byte>{}; }, false);
+  OnRpc(kMsgRegionLookup, [this](const Message& m) {
+    ByteReader r(m.body);
+    auto p = map_.Get(r.U32());
+    return p ? EncodePlacement(*p) : std::vector<std::byte>{};
+  }, false);
+}
+
+Machine::~Machine() { Stop(); }
+
+std::filesystem::path Machine::Dir() const {
+  return options_.data_dir / std::string("m").append(std::to_string(id_));
+}
+
+void Machine::Start() {
+  control_thread_ = std::thread([this] { ControlLoop(); });
+  sync_thread_ = std::thread([this] { SyncLoop(); });
+}
+
+void Machine::Stop() {
+  if (stop_.exchange(true)) return;
+  {
+    std::lock_guard lock(control_mu_);
+    control_cv_.notify_all();
+  }
+  {
+    std::lock_guard lock(rpc_mu_);
+    rpc_cv_.notify_all();
+  }
+  if (control_thread_.joinable()) control_thread_.join();
+  if (sync_thread_.joinable()) sync_thread_.join();
+}
+
+// ---------------------------------------------------------------- messages
+
+void Machine::OnMessage(uint16_t type, MessageHandler handler) {
+  std::lock_guard lock(handlers_mu_);
+  handlers_[type] = std::move(handler);
+}
+
+void Machine::OnRpc(uint16_t type, RpcHandler handler, bool blocking) {
+  std::lock_guard lock(handlers_mu_);
+  rpcs_[type] = {std::move(handler), blocking};
+}
+
+void Machine::Send(MachineId to, uint16_t type, std::vector<std::byte> body) {
+  fabric_->Send(to, Message{id_, type, std::move(body)});
+}
+
+std::vector<std::byte> Machine::Call(MachineId to, uint16_t type, std::vector<std::byte> body) {
+  uint64_t rpc_id;
+  {
+    std::lock_guard lock(rpc_mu_);
+    rpc_id = next_rpc_++;
+    rpc_replies_[rpc_id];
+  }
+  std::vector<std::byte> msg;
+  ByteWriter w(&msg);
+  w.U64(rpc_id), w.Bytes(body);
+  Send(to, type, std::move(msg));
+  std::unique_lock lock(rpc_mu_);
+  rpc_cv_.wait(lock, [&] { return rpc_replies_[rpc_id].has_value() || stop_.load(); });
+  auto reply = std::move(rpc_replies_[rpc_id]).value_or(std::vector<std::byte>{});
+  rpc_replies_.erase(rpc_id);
+  return reply;
+}
+
+void Machine::Dispatch(Message msg) {
+  if (msg.type == kMsgRpcReply) {
+    ByteReader r(msg.body);
+    uint64_t rpc_id = r.U64();
+    auto payload = r.Bytes(r.remaining());
+    std::lock_guard lock(rpc_mu_);
+    auto it = rpc_replies_.find(rpc_id);
+    if (it != rpc_replies_.end()) it->second.emplace(payload.begin(), payload.end());
+    rpc_cv_.notify_all();
+    return;
+  }
+  MessageHandler one_way;
+  std::optional<std::pair<RpcHandler, bool>> rpc;
+  {
+    std::lock_guard lock(handlers_mu_);
+    if (auto it = handlers_.find(msg.type); it != handlers_.end()) one_way = it->second;
+    if (auto it = rpcs_.find(msg.type); it != rpcs_.end()) rpc = it->second;
+  }
+  if (one_way) {
+    one_way(std::move(msg));
+  } else if (rpc && rpc->second) {
+    std::lock_guard lock(control_mu_);
+    control_queue_.push_back(std::move(msg));
+    control_cv_.notify_one();
+  } else if (rpc) {
+    ByteReader r(msg.body);
+    uint64_t rpc_id = r.U64();
+    auto payload = r.Bytes(r.remaining());
+    Message inner{msg.from, msg.type, {payload.begin(), payload.end()}};
+    std::vector<std::byte> reply;
+    ByteWriter w(&reply);
+    w.U64(rpc_id), w.Bytes(rpc->first(inner));
+    Send(msg.from, kMsgRpcReply, std::move(reply));
+  }
+}
+
+void Machine::ControlLoop() {
+  std::unique_lock lock(control_mu_);
+  while (!stop_.load()) {
+    if (control_queue_.empty()) {
+      control_cv_.wait(lock);
+      continue;
+    }
+    Message msg = std::move(control_queue_.front());
+    control_queue_.pop_front();
+    lock.unlock();
+    RpcHandler handler;
+    {
+      std::lock_guard hl(handlers_mu_);
+      handler = rpcs_[msg.type].first;
+    }
+    ByteReader r(msg.body);
+    uint64_t rpc_id = r.U64();
+    auto payload = r.Bytes(r.remaining());
+    std::vector<std::byte> reply;
+    ByteWriter w(&reply);
+    w.U64(rpc_id), w.Bytes(handler(Message{msg.from, msg.type, {payload.begin(), payload.end()}}));
+    Send(msg.from, kMsgRpcReply, std::move(reply));
+    lock.lock();
+  }
+}
+
+// ---------------------------------------------------------------- regions
+
+std::expected<RegionPlacement, std::string> Machine::AllocateRegion(int replicas,
+                                                                    MachineId primary) {
+  std::vector<std::byte> req;
+  ByteWriter w(&req);
+  w.U32(replicas < 0 ? options_.replicas : replicas), w.U32(primary);
+  auto reply = Call(0, kMsgRegionAlloc, std::move(req));
+  ByteReader r(reply);
+  auto p = DecodePlacement(r);
+  if (!p) return std::unexpected("region allocation failed");
+  map_.Put(*p);
+  return *p;
+}
+
+std::vector<std::byte> Machine::CmAllocate(const Message& m) {
+  ByteReader r(m.body);
+  int f = std::min<int>(static_cast<int>(r.U32()), machines_ - 1);
+  MachineId hint = r.U32();
+  RegionPlacement p;
+  {
+    std::lock_guard lock(cm_mu_);
+    p.id = next_region_++;
+    p.size = options_.region_size;
+    // Balance region counts; the primary follows the locality hint (FaRM §3).
+    std::vector<MachineId> order(machines_);
+    for (int i = 0; i < machines_; ++i) order[i] = i;
+    std::ranges::stable_sort(order, [&](MachineId a, MachineId b) {
+      return regions_per_machine_[a] < regions_per_machine_[b];
+    });
+    p.primary = hint < static_cast<MachineId>(machines_) ? hint : order[0];
+    for (MachineId c : order) {
+      if (static_cast<int>(p.backups.size()) == f) break;
+      if (c != p.primary) p.backups.push_back(c);
+    }
+    ++regions_per_machine_[p.primary];
+    for (MachineId b : p.backups) ++regions_per_machine_[b];
+  }
+  // Two-phase: every replica maps its copy before any machine uses the mapping (FaRM §3).
+  std::vector<MachineId> replicas = p.backups;
+  replicas.insert(replicas.begin(), p.primary);
+  for (MachineId rep : replicas) {
+    auto ok = Call(rep, kMsgRegionPrepare, EncodePlacement(p));
+    if (ok.empty()) return {};
+  }
+  for (MachineId rep : replicas) Call(rep, kMsgRegionCommit, EncodePlacement(p));
+  map_.Put(p);
+  return EncodePlacement(p);
+}
+
+std::vector<std::byte> Machine::PrepareReplica(const Message& m) {
+  ByteReader r(m.body);
+  auto p = DecodePlacement(r);
+  if (!p) return {};
+  auto file =
+      MappedFile::Create(Dir() / std::string("region-").append(std::to_string(p->id)), p->size);
+  if (!file) return {};
+  fabric_->Register(id_, MemKey(MemKind::kRegion, p->id), (*file)->bytes());
+  {
+    std::lock_guard lock(replicas_mu_);
+    replicas_[p->id] = std::move(*file);
+  }
+  map_.Put(*p);
+  return {std::byte{1}};
+}
+
+std::optional<RegionPlacement> Machine::Lookup(RegionId id) {
+  if (auto p = map_.Get(id)) return p;
+  std::vector<std::byte> req;
+  ByteWriter(&req).U32(id);
+  auto reply = Call(0, kMsgRegionLookup, std::move(req));
+  ByteReader r(reply);
+  auto p = DecodePlacement(r);
+  if (p) map_.Put(*p);
+  return p;
+}
+
+std::span<std::byte> Machine::LocalReplica(RegionId id) const {
+  std::lock_guard lock(replicas_mu_);
+  auto it = replicas_.find(id);
+  return it == replicas_.end() ? std::span<std::byte>{} : it->second->bytes();
+}
+
+// ---------------------------------------------------------------- time sync and GC
+
+void Machine::SetOatProvider(std::function<Timestamp()> provider) {
+  std::lock_guard lock(oat_mu_);
+  oat_provider_ = std::move(provider);
+}
+
+Timestamp Machine::OatLocal() {
+  // Now().lower first, then the provider: a transaction registering concurrently either is seen
+  // or took its timestamp after this L (txn/engine.h explains the ordering).
+  auto iv = clock_.TryNow();
+  if (!iv) return 0;
+  std::lock_guard lock(oat_mu_);
+  Timestamp oat = iv->lower;
+  if (oat_provider_) oat = std::min(oat, oat_provider_());
+  return oat;
+}
+
+void Machine::SyncLoop() {
+  while (!stop_.load()) {
+    if (!Paused()) SyncTick();
+    std::this_thread::sleep_for(options_.sync_interval);
+  }
+}
+
+void Machine::SyncTick() {
+  if (IsCm()) {
+    CmAdvanceGc(0, OatLocal(), GcLocal());
+    return;
+  }
+  std::vector<std::byte> body;
+  ByteWriter w(&body);
+  {
+    std::lock_guard lock(sync_mu_);
+    uint64_t seq = ++sync_seq_;
+    // Replies older than a few rounds are treated as lost (the message may have been dropped).
+    while (sync_sent_.size() > 16) sync_sent_.erase(sync_sent_.begin());
+    sync_sent_[seq] = clock_.LocalNanos();
+    w.U64(seq);
+  }
+  w.U64(OatLocal()), w.U64(GcLocal());
+  Send(0, kMsgSyncRequest, std::move(body));
+}
+
+void Machine::CmAdvanceGc(MachineId m, Timestamp oat_local, Timestamp gc_local) {
+  std::lock_guard lock(cm_mu_);
+  // Latest report wins: a delayed, older report is lower, which is only conservative.
+  if (oat_local) oat_reported_[m] = oat_local;
+  gc_local_reported_[m] = gc_local;
+  if (m != 0) return;
+  // The CM's own tick: round one sets GC_local := OAT_CM, round two GC := min GC_local.
+  Timestamp oat_cm = *std::ranges::min_element(oat_reported_);
+  Timestamp gc_cm = *std::ranges::min_element(gc_local_reported_);
+  if (oat_cm > gc_local_.load()) gc_local_.store(oat_cm, std::memory_order_release);
+  gc_local_reported_[0] = gc_local_.load();
+  if (gc_cm > gc_.load()) gc_.store(gc_cm, std::memory_order_release);
+}
+
+void Machine::OnSyncRequest(const Message& m) {
+  if (!IsCm() || Paused()) return;
+  ByteReader r(m.body);
+  uint64_t seq = r.U64();
+  Timestamp oat = r.U64(), gcl = r.U64();
+  if (!r.ok()) return;
+  CmAdvanceGc(m.from, oat, gcl);
+  Timestamp oat_cm, gc_cm;
+  {
+    std::lock_guard lock(cm_mu_);
+    oat_cm = *std::ranges::min_element(oat_reported_);
+    gc_cm = *std::ranges::min_element(gc_local_reported_);
+  }
+  std::vector<std::byte> body;
+  ByteWriter w(&body);
+  w.U64(seq), w.U64(static_cast<uint64_t>(clock_.LocalNanos())), w.U64(oat_cm), w.U64(gc_cm);
+  Send(m.from, kMsgSyncReply, std::move(body));
+}
+
+void Machine::OnSyncReply(const Message& m) {
+  int64_t t_recv = clock_.LocalNanos();
+  ByteReader r(m.body);
+  uint64_t seq = r.U64();
+  int64_t t_cm = static_cast<int64_t>(r.U64());
+  Timestamp oat_cm = r.U64(), gc_cm = r.U64();
+  if (!r.ok()) return;
+  int64_t t_send;
+  {
+    std::lock_guard lock(sync_mu_);
+    auto it = sync_sent_.find(seq);
+    if (it == sync_sent_.end()) return;
+    t_send = it->second;
+    sync_sent_.erase(it);
+  }
+  clock_.OnSync({t_send, t_cm, t_recv});
+  if (oat_cm > gc_local_.load()) gc_local_.store(oat_cm, std::memory_order_release);
+  if (gc_cm > gc_.load()) gc_.store(gc_cm, std::memory_order_release);
+}
+
+}  // namespace farmdb::cluster

@@ -1,0 +1,160 @@
+// Machine: one member of a cluster. Owns its clock, the region replicas it stores, its copy of
+// the region map, and a message dispatcher with a small RPC facility on top of the Fabric.
+//
+// Machine 0 is the CM: clock master (FaRMv2 §4.1), region allocator (FaRM §3) and collector of
+// the oldest-active-transaction values (FaRMv2 §4.5-4.6). Other machines run a sync thread that
+// periodically sends a sync request to the CM (standing in for the lease request) carrying
+// OAT_local and GC_local; the reply carries the CM's time, OAT_CM and GC_CM. GC_local takes
+// OAT_CM (first round), GC takes GC_CM = min of GC_local (second round), so GC <= every
+// GC_local anywhere. The CM runs the same computation for itself on its own tick.
+//
+// Threads: the fabric thread runs message handlers; a control thread runs blocking RPC handlers
+// (the CM's region allocation); the sync thread. Thread-safe. Failure detection, leases and
+// reconfiguration are not implemented yet (a later issue).
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <expected>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cluster/clock.h"
+#include "cluster/fabric/fabric.h"
+#include "cluster/mapped_file.h"
+#include "cluster/region_map.h"
+
+namespace farmdb::cluster {
+
+// Message types below 100 belong to the cluster layer; txn uses 100+.
+enum MsgType : uint16_t {
+  kMsgSyncRequest = 1,
+  kMsgSyncReply = 2,
+  kMsgRegionAlloc = 3,
+  kMsgRegionPrepare = 4,
+  kMsgRegionCommit = 5,
+  kMsgRegionLookup = 6,
+  kMsgRpcReply = 7,
+};
+
+struct MachineOptions {
+  std::filesystem::path data_dir;       // this machine's files go in data_dir/m<id>
+  uint64_t region_size = 64ull << 20;   // DESIGN.md default 64 MiB
+  int replicas = 0;                     // f: backups per region
+  ClockOptions clock;
+  std::chrono::microseconds sync_interval{500};
+};
+
+class Machine {
+ public:
+  using RpcHandler = std::function<std::vector<std::byte>(const Message&)>;
+
+  // `paused` reports whether the fabric has this machine paused (its own loops then idle).
+  Machine(MachineId id, int machines, Fabric* fabric, TimeSource* time, MachineOptions options,
+          std::function<bool()> paused);
+  ~Machine();
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+
+  void Start();
+  void Stop();
+
+  MachineId id() const { return id_; }
+  int machines() const { return machines_; }
+  bool IsCm() const { return id_ == 0; }
+  Clock& clock() { return clock_; }
+  Fabric& fabric() { return *fabric_; }
+  const MachineOptions& options() const { return options_; }
+  bool Paused() const { return paused_(); }
+  std::filesystem::path Dir() const;
+
+  // --- messages ---
+  // A one-way handler; runs on the fabric thread.
+  void OnMessage(uint16_t type, MessageHandler handler);
+  // An RPC handler: inline on the fabric thread, or on the control thread if it may block.
+  void OnRpc(uint16_t type, RpcHandler handler, bool blocking);
+  void Send(MachineId to, uint16_t type, std::vector<std::byte> body);
+  // Sends a request and waits for the reply body.
+  std::vector<std::byte> Call(MachineId to, uint16_t type, std::vector<std::byte> body);
+
+  // --- regions ---
+  // Asks the CM for a new region with `replicas` backups (-1: options().replicas) whose primary
+  // is `primary` if possible. Unreplicated (replicas = 0) regions hold old versions.
+  std::expected<RegionPlacement, std::string> AllocateRegion(int replicas, MachineId primary);
+  // Placement from the local map, else from the CM.
+  std::optional<RegionPlacement> Lookup(RegionId id);
+  // The bytes of this machine's replica of `id` (empty if it holds none).
+  std::span<std::byte> LocalReplica(RegionId id) const;
+  const RegionMap& region_map() const { return map_; }
+
+  // --- oldest active transaction / GC safe point (FaRMv2 §4.5-4.6) ---
+  // Returns OAT_local: min of Now().lower and the read timestamps of local active transactions.
+  void SetOatProvider(std::function<Timestamp()> provider);
+  Timestamp GcLocal() const { return gc_local_.load(std::memory_order_acquire); }
+  Timestamp GcSafePoint() const { return gc_.load(std::memory_order_acquire); }
+
+ private:
+  void Dispatch(Message msg);
+  void ControlLoop();
+  void SyncLoop();
+  void SyncTick();
+  void OnSyncRequest(const Message& m);
+  void OnSyncReply(const Message& m);
+  void CmAdvanceGc(MachineId m, Timestamp oat_local, Timestamp gc_local);
+  std::vector<std::byte> CmAllocate(const Message& m);
+  std::vector<std::byte> PrepareReplica(const Message& m);
+  Timestamp OatLocal();
+
+  const MachineId id_;
+  const int machines_;
+  Fabric* fabric_;
+  MachineOptions options_;
+  std::function<bool()> paused_;
+  Clock clock_;
+  RegionMap map_;
+
+  std::mutex handlers_mu_;
+  std::map<uint16_t, MessageHandler> handlers_;
+  std::map<uint16_t, std::pair<RpcHandler, bool>> rpcs_;
+
+  std::mutex rpc_mu_;
+  std::condition_variable rpc_cv_;
+  uint64_t next_rpc_ = 1;
+  std::map<uint64_t, std::optional<std::vector<std::byte>>> rpc_replies_;
+
+  std::mutex control_mu_;
+  std::condition_variable control_cv_;
+  std::deque<Message> control_queue_;
+
+  mutable std::mutex replicas_mu_;
+  std::map<RegionId, std::unique_ptr<MappedFile>> replicas_;
+
+  // CM state.
+  std::mutex cm_mu_;
+  RegionId next_region_ = 1;
+  std::vector<int> regions_per_machine_;
+  std::vector<Timestamp> oat_reported_;  // 0 = not reported yet
+  std::vector<Timestamp> gc_local_reported_;
+
+  // Sync state (non-CM).
+  std::mutex sync_mu_;
+  uint64_t sync_seq_ = 0;
+  std::map<uint64_t, int64_t> sync_sent_;
+
+  std::mutex oat_mu_;
+  std::function<Timestamp()> oat_provider_;
+  std::atomic<Timestamp> gc_local_{0};
+  std::atomic<Timestamp> gc_{0};
+
+  std::atomic<bool> stop_{false};
+  std::thread control_thread_;
+  std::thread sync_thread_;
+};
+
+}  // namespace farmdb::cluster

@@ -1,0 +1,47 @@
+// RegionMap: region id -> placement (a primary and f backups on distinct machines), FaRM §3.
+// Region ids come from the CM's counter, start at 1 (0 is never a region, so address 0 is null).
+// Each machine keeps its own copy, filled by allocation and by lookups at the CM.
+// Thread-safe.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <shared_mutex>
+#include <vector>
+
+#include "cluster/types.h"
+
+namespace farmdb::cluster {
+
+struct RegionPlacement {
+  RegionId id = 0;
+  uint64_t size = 0;
+  MachineId primary = kNoMachine;
+  std::vector<MachineId> backups;
+};
+
+class RegionMap {
+ public:
+  std::optional<RegionPlacement> Get(RegionId id) const {
+    std::shared_lock lock(mu_);
+    auto it = map_.find(id);
+    if (it == map_.end()) return std::nullopt;
+    return it->second;
+  }
+  void Put(const RegionPlacement& p) {
+    std::unique_lock lock(mu_);
+    map_[p.id] = p;
+  }
+  std::vector<RegionPlacement> All() const {
+    std::shared_lock lock(mu_);
+    std::vector<RegionPlacement> out;
+    for (auto& [id, p] : map_) out.push_back(p);
+    return out;
+  }
+
+ private:
+  mutable std::shared_mutex mu_;
+  std::map<RegionId, RegionPlacement> map_;
+};
+
+}  // namespace farmdb::cluster
