@@ -1,0 +1,207 @@
+// Coordinator side of the commit protocol, one function per phase (FaRM §4, FaRMv2 §4.2):
+// reserve log space, LOCK at write-set primaries, take W with the locks held, VALIDATE the read
+// set (serializable only), COMMIT-BACKUP to every backup and wait for all acks, COMMIT-PRIMARY
+// and wait for one ack, then TRUNCATE lazily (piggybacked on later records).
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+#include "cluster/fabric/word_copy.h"
+#include "txn/engine.h"
+#include "txn/object.h"
+
+namespace farmdb::txn {
+
+using cluster::MemKey;
+using cluster::MemKind;
+
+struct Txn::Participants {
+  std::map<MachineId, std::vector<RecordObject>> primary_objects;
+  std::map<MachineId, std::vector<RecordObject>> backup_objects;
+  std::map<MachineId, uint64_t> reserved;
+  std::map<MachineId, uint64_t> consumed;
+  cluster::CompletionPtr Send(Txn& t, MachineId to, Record r);
+};
+
+namespace {
+Record Rec(RecordType type, Timestamp w = 0, std::vector<RecordObject> objects = {}) {
+  Record r;
+  r.type = type;
+  r.write_ts = w;
+  r.objects = std::move(objects);
+  return r;
+}
+
+// Bytes a record may take in the ring: itself plus the most piggybacked truncations, doubled for
+// a possible PAD before it (log.h).
+uint64_t RingCost(const Record& r) {
+  return 2 * (EncodedSize(r) + 8 * 32);
+}
+}  // namespace
+
+cluster::CompletionPtr Txn::Participants::Send(Txn& t, MachineId to, Record r) {
+  r.txn = t.id_;
+  r.truncated = t.worker_->TakeTruncations(to);
+  auto bytes = EncodeRecord(r);
+  consumed[to] += 2 * bytes.size();
+  return t.worker_->engine().Writer(to).Append(std::move(bytes));
+}
+
+Txn::Participants Txn::Plan() {
+  Participants p;
+  cluster::Machine& machine = worker_->engine().machine();
+  for (auto& [addr, w] : writes_) {
+    auto place = machine.Lookup(addr.region());
+    RecordObject o{addr, w.expected, w.flags, w.lines, w.payload};
+    for (MachineId b : place->backups) p.backup_objects[b].push_back(o);
+    p.primary_objects[place->primary].push_back(std::move(o));
+  }
+  return p;
+}
+
+// FaRM §4: reserve space for every record of the protocol before it starts, so no participant
+// log can fill up halfway through a commit.
+void Txn::ReserveLogs(Participants& p) {
+  std::map<MachineId, uint64_t> need;
+  for (auto& [m, objs] : p.primary_objects) {
+    need[m] += RingCost(Rec(RecordType::kLock, 0, objs)) +
+               2 * RingCost(Rec(RecordType::kCommitPrimary));  // COMMIT-PRIMARY or ABORT
+  }
+  for (auto& [m, objs] : p.backup_objects) {
+    need[m] += RingCost(Rec(RecordType::kCommitBackup, 0, objs));
+  }
+  // Fixed order avoids two coordinators each holding part of what the other waits for.
+  for (auto& [m, bytes] : need) {
+    worker_->engine().Writer(m).Reserve(bytes);
+    p.reserved[m] = bytes;
+  }
+}
+
+void Txn::ReleaseReservations(Participants& p) {
+  for (auto& [m, bytes] : p.reserved) {
+    worker_->engine().Writer(m).Unreserve(bytes - p.consumed[m]);
+  }
+}
+
+std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
+  for (auto& [m, objs] : p.primary_objects) p.Send(*this, m, Rec(RecordType::kLock, 0, objs));
+  auto replies = worker_->AwaitLockReplies(id_, p.primary_objects.size());
+  Timestamp max_head = 0;
+  for (auto& r : replies) {
+    if (!r.ok) return std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kLockConflict});
+    max_head = std::max(max_head, r.max_head_ts);
+  }
+  return max_head;
+}
+
+// W must be after every lock was taken and before validation starts, in master time; GET_TS
+// gives both (FaRMv2 §4.2). SI and the mutant take U without waiting here.
+std::expected<Timestamp, TxnError> Txn::WriteTimestamp(Timestamp max_head_ts) {
+  cluster::Clock& clock = worker_->engine().machine().clock();
+  bool wait = options_.isolation == Isolation::kSerializable &&
+              !worker_->engine().options().mutant_skip_write_wait;
+  for (;;) {
+    Timestamp w = wait ? clock.GetTs() : clock.Now().upper;
+    // Versions of one object must strictly increase; a head written by a non-strict SI commit
+    // may carry a timestamp that is still in the future.
+    if (w > max_head_ts && w > read_ts_) return w;
+    clock.WaitUntilPast(std::max(max_head_ts, read_ts_));
+  }
+}
+
+// One-sided header reads: every object read but not written must be unlocked and unchanged.
+bool Txn::ValidatePhase() {
+  cluster::Machine& machine = worker_->engine().machine();
+  struct Check {
+    Timestamp version;
+    alignas(8) std::byte word[8];
+    cluster::CompletionPtr done;
+  };
+  std::vector<Check> checks;
+  checks.reserve(reads_.size());
+  for (auto& [addr, e] : reads_) {
+    if (writes_.contains(addr)) continue;
+    auto place = machine.Lookup(addr.region());
+    checks.push_back({e.version, {}, nullptr});
+    Check& c = checks.back();
+    c.done = machine.fabric().Read(machine.id(), place->primary,
+                                   MemKey(MemKind::kRegion, addr.region()), addr.offset(), c.word);
+  }
+  bool ok = true;
+  for (Check& c : checks) {
+    c.done->Wait();
+    uint64_t w0 = cluster::LoadWord(c.word);
+    if (!c.done->ok() || HeaderLocked(w0) || HeaderTs(w0) != c.version) ok = false;
+  }
+  return ok;
+}
+
+void Txn::CommitBackupPhase(Participants& p, Timestamp w) {
+  std::vector<cluster::CompletionPtr> acks;
+  for (auto& [m, objs] : p.backup_objects) {
+    acks.push_back(p.Send(*this, m, Rec(RecordType::kCommitBackup, w, objs)));
+  }
+  for (auto& c : acks) c->Wait();  // all backups have it before any primary exposes it
+}
+
+void Txn::CommitPrimaryPhase(Participants& p, Timestamp w) {
+  std::vector<cluster::CompletionPtr> acks;
+  for (auto& [m, objs] : p.primary_objects) {
+    acks.push_back(p.Send(*this, m, Rec(RecordType::kCommitPrimary, w)));
+  }
+  // Committed once one primary has the record (FaRM §4 step 4); the rest are awaited before
+  // truncation.
+  while (std::ranges::none_of(acks, [](auto& c) { return c->Done(); })) std::this_thread::yield();
+  std::set<MachineId> participants;
+  for (auto& [m, objs] : p.primary_objects) participants.insert(m);
+  for (auto& [m, objs] : p.backup_objects) participants.insert(m);
+  worker_->ScheduleTruncation(id_, {participants.begin(), participants.end()}, std::move(acks));
+}
+
+void Txn::AbortPhase(Participants& p) {
+  for (auto& [m, objs] : p.primary_objects) p.Send(*this, m, Rec(RecordType::kAbort));
+}
+
+std::expected<CommitInfo, TxnError> Txn::Commit() {
+  if (error_) return std::unexpected(*error_);
+  if (finished_) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
+  TxnEngine& engine = worker_->engine();
+  if (writes_.empty()) {
+    // Read-only: reads were already consistent at R, nothing to validate (FaRMv2 §4.2).
+    engine.counters().read_only_commits.fetch_add(1, std::memory_order_relaxed);
+    Finish();
+    return CommitInfo{read_ts_, 0};
+  }
+  Participants p = Plan();
+  for (auto& [m, objs] : p.primary_objects) {
+    if (RingCost(Rec(RecordType::kLock, 0, objs)) > engine.Writer(m).ring_size() / 4) {
+      Fail(AbortReason::kUser);
+      return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
+    }
+  }
+  ReserveLogs(p);
+  auto locked = LockPhase(p);
+  std::expected<Timestamp, TxnError> w = locked ? WriteTimestamp(*locked) : locked;
+  if (w && options_.isolation == Isolation::kSerializable && !ValidatePhase()) {
+    w = std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kValidationFailure});
+  }
+  if (!w) {
+    AbortPhase(p);
+    ReleaseReservations(p);
+    return Fail(w.error().reason);
+  }
+  CommitBackupPhase(p, *w);
+  CommitPrimaryPhase(p, *w);
+  ReleaseReservations(p);
+  // Strict SI overlaps the write uncertainty wait with the commit messages (FaRMv2 §4.2).
+  if (options_.isolation == Isolation::kSnapshot && options_.strict) {
+    engine.machine().clock().WaitUntilPast(*w);
+  }
+  allocated_.clear();
+  engine.counters().commits.fetch_add(1, std::memory_order_relaxed);
+  Finish();
+  return CommitInfo{read_ts_, *w};
+}
+
+}  // namespace farmdb::txn

@@ -1,0 +1,213 @@
+#include "txn/engine.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cluster/fabric/word_copy.h"
+#include "txn/object.h"
+
+namespace farmdb::txn {
+
+using cluster::MemKey;
+using cluster::MemKind;
+
+std::expected<std::unique_ptr<TxnEngine>, std::string> TxnEngine::Create(
+    cluster::Machine* machine, EngineOptions options) {
+  std::unique_ptr<TxnEngine> e(new TxnEngine(machine, options));
+  if (auto ok = e->Init(); !ok) return std::unexpected(ok.error());
+  return e;
+}
+
+TxnEngine::TxnEngine(cluster::Machine* machine, EngineOptions options)
+    : machine_(machine), options_(options), old_versions_(machine) {}
+
+std::expected<void, std::string> TxnEngine::Init() {
+  const int n = machine_->machines();
+  const MachineId self = machine_->id();
+  head_mirror_.assign(n, 0);
+  published_head_.assign(n, 0);
+  for (MachineId s = 0; s < static_cast<MachineId>(n); ++s) {
+    auto ring = cluster::MappedFile::Create(
+        machine_->Dir() / std::string("log-from-").append(std::to_string(s)), options_.log_size);
+    if (!ring) return std::unexpected(ring.error());
+    rings_.push_back(std::move(*ring));
+  }
+  for (MachineId s = 0; s < static_cast<MachineId>(n); ++s) {
+    machine_->fabric().Register(self, MemKey(MemKind::kLog, s), rings_[s]->bytes());
+    readers_.emplace_back(rings_[s]->bytes());
+  }
+  machine_->fabric().Register(
+      self, MemKey(MemKind::kLogHead, 0),
+      {reinterpret_cast<std::byte*>(head_mirror_.data()), head_mirror_.size() * 8});
+  for (MachineId r = 0; r < static_cast<MachineId>(n); ++r) {
+    writers_.push_back(std::make_unique<LogWriter>(
+        &machine_->fabric(), self, r, options_.log_size,
+        reinterpret_cast<const std::byte*>(&head_mirror_[r])));
+  }
+  machine_->OnMessage(kMsgLockReply, [this](cluster::Message m) { RouteLockReply(m); });
+  machine_->SetOatProvider([this] { return OldestActive(); });
+  poller_ = std::thread([this] { PollLoop(); });
+  return {};
+}
+
+TxnEngine::~TxnEngine() {
+  stop_.store(true);
+  if (!poller_.joinable()) return;  // Init failed before anything was registered
+  poller_.join();
+  machine_->SetOatProvider(nullptr);
+  machine_->OnMessage(kMsgLockReply, nullptr);
+  const MachineId self = machine_->id();
+  for (MachineId s = 0; s < rings_.size(); ++s) {
+    machine_->fabric().Unregister(self, MemKey(MemKind::kLog, s));
+  }
+  machine_->fabric().Unregister(self, MemKey(MemKind::kLogHead, 0));
+}
+
+std::unique_ptr<Worker> TxnEngine::NewWorker() {
+  std::lock_guard l(workers_mu_);
+  uint32_t id = next_worker_++;
+  auto w = std::unique_ptr<Worker>(new Worker(this, id));
+  workers_[id] = w.get();
+  return w;
+}
+
+Timestamp TxnEngine::OldestActive() {
+  Timestamp oat = ~Timestamp{0};
+  std::lock_guard l(workers_mu_);
+  for (auto& [id, w] : workers_) oat = std::min(oat, w->OldestActive());
+  return oat;
+}
+
+void TxnEngine::RouteLockReply(const cluster::Message& m) {
+  auto r = DecodeLockReply(m.body);
+  if (!r) return;
+  std::lock_guard l(workers_mu_);
+  auto it = workers_.find(TxnWorker(r->txn));
+  if (it != workers_.end()) it->second->DeliverLockReply(*r);
+}
+
+std::vector<std::tuple<RegionId, uint32_t, uint32_t>> TxnEngine::Slabs() {
+  std::lock_guard l(index_mu_);
+  std::vector<std::tuple<RegionId, uint32_t, uint32_t>> out;
+  for (auto& s : slabs_) out.emplace_back(s->region, s->index, s->lines);
+  return out;
+}
+
+std::expected<uint32_t, TxnError> TxnEngine::ObjectLines(Addr a) {
+  uint64_t slab = a.offset() / kSlabSize;
+  uint64_t key = (uint64_t{a.region()} << 32) | slab;
+  {
+    std::shared_lock l(lines_mu_);
+    if (auto it = lines_cache_.find(key); it != lines_cache_.end()) return it->second;
+  }
+  auto p = machine_->Lookup(a.region());
+  if (!p) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
+  alignas(8) std::byte header[8];
+  auto c = machine_->fabric().Read(machine_->id(), p->primary, MemKey(MemKind::kRegion, p->id),
+                                   slab * kSlabSize, header);
+  c->Wait();
+  uint64_t w = cluster::LoadWord(header);
+  if (!c->ok() || (w >> 32) != kSlabMagic) {
+    return std::unexpected(TxnError{TxnErrorCode::kNotAllocated});
+  }
+  uint32_t lines = static_cast<uint32_t>(w & 0xffffffff);
+  std::unique_lock l(lines_mu_);
+  lines_cache_[key] = lines;
+  return lines;
+}
+
+Slab* TxnEngine::AcquireSlab(uint32_t lines) {
+  std::lock_guard l(alloc_mu_);
+  auto& pool = unowned_slabs_[lines];
+  for (auto it = pool.begin(); it != pool.end(); ++it) {
+    (*it)->DrainFrees();
+    if ((*it)->bitmap.free_count() > 0) {
+      Slab* s = *it;
+      pool.erase(it);
+      return s;
+    }
+  }
+  auto free_region = std::ranges::find_if(data_regions_, [&](auto& r) {
+    return uint64_t{r.second + 1} * kSlabSize <= machine_->options().region_size;
+  });
+  if (free_region == data_regions_.end()) {
+    auto p = machine_->AllocateRegion(-1, machine_->id());
+    if (!p || p->primary != machine_->id()) return nullptr;
+    data_regions_.emplace_back(p->id, 0);
+    free_region = data_regions_.end() - 1;
+  }
+  auto p = machine_->Lookup(free_region->first);
+  uint32_t index = free_region->second++;
+  // Format: the slab header goes to the primary and every backup before any object is used.
+  alignas(8) std::byte header[8];
+  uint64_t w = (kSlabMagic << 32) | lines;
+  std::memcpy(header, &w, 8);
+  std::vector<MachineId> replicas = p->backups;
+  replicas.push_back(p->primary);
+  std::vector<cluster::CompletionPtr> done;
+  for (MachineId m : replicas) {
+    done.push_back(machine_->fabric().Write(machine_->id(), m, MemKey(MemKind::kRegion, p->id),
+                                            uint64_t{index} * kSlabSize, header));
+  }
+  for (auto& c : done) c->Wait();
+  std::lock_guard il(index_mu_);
+  slabs_.push_back(std::make_unique<Slab>(p->id, index, lines));
+  Slab* s = slabs_.back().get();
+  slab_index_[{s->region, s->index}] = s;
+  return s;
+}
+
+void TxnEngine::ReleaseSlab(Slab* s) {
+  std::lock_guard l(alloc_mu_);
+  unowned_slabs_[s->lines].push_back(s);
+}
+
+Slab* TxnEngine::FindSlab(Addr a) {
+  std::lock_guard l(index_mu_);
+  auto it = slab_index_.find({a.region(), static_cast<uint32_t>(a.offset() / kSlabSize)});
+  return it == slab_index_.end() ? nullptr : it->second;
+}
+
+void TxnEngine::PollLoop() {
+  const MachineId self = machine_->id();
+  int idle = 0;
+  auto last_gc = std::chrono::steady_clock::now();
+  while (!stop_.load()) {
+    if (machine_->Paused()) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      continue;
+    }
+    bool progress = false;
+    for (MachineId s = 0; s < readers_.size(); ++s) {
+      for (int k = 0; k < 64; ++k) {
+        auto bytes = readers_[s].Next();
+        if (!bytes) break;
+        progress = true;
+        if (auto rec = DecodeRecord(*bytes)) HandleRecord(*rec);
+      }
+      // Lazy head publication: when a good chunk was consumed, or when idle.
+      uint64_t head = readers_[s].head();
+      if (head != published_head_[s] &&
+          (!progress || head - published_head_[s] >= options_.log_size / 8)) {
+        alignas(8) std::byte word[8];
+        std::memcpy(word, &head, 8);
+        machine_->fabric().Write(self, s, MemKey(MemKind::kLogHead, 0), uint64_t{self} * 8, word);
+        published_head_[s] = head;
+      }
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_gc > std::chrono::milliseconds(1)) {
+      blocks_freed_.fetch_add(old_versions_.Collect(machine_->GcSafePoint()));
+      last_gc = now;
+    }
+    if (progress) {
+      idle = 0;
+    } else if (++idle < 50) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+}
+
+}  // namespace farmdb::txn

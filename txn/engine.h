@@ -1,0 +1,195 @@
+// TxnEngine: the transaction layer of one machine, and Worker: one application thread's handle.
+//
+// The engine owns this machine's incoming log rings (one per sender, FaRM §3), its outgoing log
+// writers, the head-mirror words the receivers update, the slabs this machine is primary for,
+// old-version memory, and one participant thread that polls the rings and runs the participant
+// side of the commit protocol (participant.cc: one handler per record type). It registers the
+// OAT provider with the Machine (FaRMv2 §4.5) and frees old-version blocks below the GC safe
+// point.
+//
+// Every machine of a cluster needs its engine (TxnEngine::Create) before any transaction runs:
+// the rings must be registered with the fabric. Engines of different clusters are independent.
+// TxnEngine is thread-safe; participant state is touched only by the participant thread.
+//
+// Worker: create one per thread with NewWorker(); Begin() transactions on it. A Worker is used by
+// one thread at a time. It owns its slabs (allocation needs no synchronisation, FaRMv2 §4.8), the
+// per-machine lists of transactions to truncate, and its entry in the OAT computation.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <expected>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "cluster/machine.h"
+#include "txn/log.h"
+#include "txn/old_versions.h"
+#include "txn/records.h"
+#include "txn/slab.h"
+#include "txn/txn.h"
+
+namespace farmdb::txn {
+
+struct EngineOptions {
+  bool multi_version = true;       // false: single-version mode (§4.7), no old versions
+  uint64_t log_size = 4ull << 20;  // bytes per sender -> receiver ring
+  // How long a read keeps re-reading a locked head before aborting with kLockedOnRead. A head
+  // stays locked from LOCK until the primary processes COMMIT-PRIMARY, which the coordinator does
+  // not wait for, so a short wait avoids most of these aborts.
+  std::chrono::microseconds locked_read_wait{20000};
+  // Deliberately broken protocol for the history checker's self-test (FaRMv2 §7.3): serializable
+  // commits skip the write-timestamp uncertainty wait, so locks can be released while W is still
+  // in the future. Never set outside tests.
+  bool mutant_skip_write_wait = false;
+};
+
+class Worker;
+
+class TxnEngine {
+ public:
+  // Creates the machine's log rings in its data directory and starts the participant thread.
+  static std::expected<std::unique_ptr<TxnEngine>, std::string> Create(cluster::Machine* machine,
+                                                                      EngineOptions options);
+  ~TxnEngine();
+  TxnEngine(const TxnEngine&) = delete;
+  TxnEngine& operator=(const TxnEngine&) = delete;
+
+  std::unique_ptr<Worker> NewWorker();
+  cluster::Machine& machine() { return *machine_; }
+  const EngineOptions& options() const { return options_; }
+  TxnCounters& counters() { return counters_; }
+  // Slabs formatted at this primary so far: (region, slab index, object lines).
+  std::vector<std::tuple<RegionId, uint32_t, uint32_t>> Slabs();
+  uint64_t old_version_blocks_freed() const { return blocks_freed_.load(); }
+
+ private:
+  friend class Worker;
+  friend class Txn;
+
+  TxnEngine(cluster::Machine* machine, EngineOptions options);
+  std::expected<void, std::string> Init();
+  LogWriter& Writer(MachineId to) { return *writers_[to]; }
+  std::expected<uint32_t, TxnError> ObjectLines(Addr a);
+  Slab* AcquireSlab(uint32_t lines);
+  void ReleaseSlab(Slab* s);
+  Slab* FindSlab(Addr a);
+  Timestamp OldestActive();
+  void RouteLockReply(const cluster::Message& m);
+
+  // Participant side (participant.cc).
+  struct LockedObject {
+    Addr addr;
+    std::byte* mem;
+    RecordObject object;
+    OldVersions::Slot old;  // empty in single-version mode
+  };
+  struct PrimaryTxn {
+    MachineId coordinator;
+    std::vector<LockedObject> objects;
+  };
+  void PollLoop();
+  void HandleRecord(const Record& r);
+  void OnLock(const Record& r);
+  void OnCommitPrimary(const Record& r);
+  void OnAbort(const Record& r);
+  void OnCommitBackup(const Record& r);
+  void OnTruncate(TxnId id);
+  std::byte* LocalObject(Addr a, uint32_t lines);
+
+  cluster::Machine* machine_;
+  EngineOptions options_;
+  TxnCounters counters_;
+
+  std::vector<std::unique_ptr<cluster::MappedFile>> rings_;  // [sender], on this machine
+  std::vector<LogReader> readers_;                            // [sender]
+  std::vector<uint64_t> published_head_;                      // [sender]
+  std::vector<uint64_t> head_mirror_;                         // [receiver], 8-aligned words
+  std::vector<std::unique_ptr<LogWriter>> writers_;           // [receiver]
+
+  // alloc_mu_ serialises getting slabs (it may wait on the CM and on backups); index_mu_ guards
+  // only the index, so the participant thread never waits behind a slow allocation.
+  std::mutex alloc_mu_;
+  std::map<uint32_t, std::vector<Slab*>> unowned_slabs_;     // by lines; guarded by alloc_mu_
+  std::vector<std::pair<RegionId, uint32_t>> data_regions_;  // (region, next slab); alloc_mu_
+  std::mutex index_mu_;
+  std::vector<std::unique_ptr<Slab>> slabs_;                      // guarded by index_mu_
+  std::map<std::pair<RegionId, uint32_t>, Slab*> slab_index_;     // guarded by index_mu_
+
+  std::shared_mutex lines_mu_;
+  std::unordered_map<uint64_t, uint32_t> lines_cache_;  // (region << 32 | slab) -> lines
+
+  std::mutex workers_mu_;
+  uint32_t next_worker_ = 1;
+  std::map<uint32_t, Worker*> workers_;
+
+  // Participant-thread state.
+  OldVersions old_versions_;
+  std::map<TxnId, PrimaryTxn> primary_txns_;
+  std::map<TxnId, Record> backup_txns_;
+  std::atomic<uint64_t> blocks_freed_{0};
+
+  std::atomic<bool> stop_{false};
+  std::thread poller_;
+};
+
+class Worker {
+ public:
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  std::expected<std::unique_ptr<Txn>, TxnError> Begin(TxnOptions options);
+  // Writes explicit TRUNCATE records for everything not yet piggybacked (call when idle; FaRM §4
+  // step 5 and FaRMv2 §4.8's timer-driven truncation).
+  void FlushTruncations();
+  TxnEngine& engine() { return *engine_; }
+  uint32_t id() const { return id_; }
+
+ private:
+  friend class TxnEngine;
+  friend class Txn;
+  Worker(TxnEngine* engine, uint32_t id) : engine_(engine), id_(id) {}
+
+  Timestamp OldestActive();
+  void Unregister(Timestamp read_ts);
+  void DeliverLockReply(const LockReply& r);
+  std::vector<LockReply> AwaitLockReplies(TxnId txn, size_t n);
+  // Truncations piggybacked on the next record to `to` (at most kPiggyback of them).
+  std::vector<TxnId> TakeTruncations(MachineId to);
+  void ScheduleTruncation(TxnId txn, std::vector<MachineId> participants,
+                          std::vector<cluster::CompletionPtr> primary_acks);
+  void PromoteAckedTruncations();
+  std::expected<std::pair<Addr, Slab*>, TxnError> AllocateObject(uint32_t lines);
+
+  static constexpr size_t kPiggyback = 32;
+
+  TxnEngine* engine_;
+  uint32_t id_;
+  uint32_t next_seq_ = 1;
+
+  std::mutex active_mu_;
+  std::multiset<Timestamp> active_;
+
+  std::mutex reply_mu_;
+  std::condition_variable reply_cv_;
+  std::map<TxnId, std::vector<LockReply>> replies_;
+
+  std::map<uint32_t, Slab*> slabs_;  // by lines: the slab allocations come from
+  std::map<MachineId, std::vector<TxnId>> truncations_;
+  struct Unacked {
+    TxnId txn;
+    std::vector<MachineId> participants;
+    std::vector<cluster::CompletionPtr> acks;
+  };
+  std::vector<Unacked> unacked_;
+};
+
+}  // namespace farmdb::txn

@@ -1,0 +1,79 @@
+#include "txn/log.h"
+
+#include <cstring>
+#include <thread>
+
+#include "cluster/fabric/word_copy.h"
+
+namespace farmdb::txn {
+
+using cluster::LoadWord;
+
+LogWriter::LogWriter(cluster::Fabric* fabric, cluster::MachineId self, cluster::MachineId to,
+                     uint64_t ring_size, const std::byte* head_mirror)
+    : fabric_(fabric), self_(self), to_(to), size_(ring_size), head_mirror_(head_mirror) {}
+
+uint64_t LogWriter::Head() const { return LoadWord(head_mirror_); }
+
+void LogWriter::Reserve(uint64_t bytes) {
+  for (;;) {
+    {
+      std::lock_guard l(mu_);
+      if (size_ - (tail_ - Head()) - reserved_ >= bytes) {
+        reserved_ += bytes;
+        return;
+      }
+    }
+    // The receiver publishes its head lazily (at least whenever it goes idle).
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+void LogWriter::Unreserve(uint64_t bytes) {
+  std::lock_guard l(mu_);
+  reserved_ -= bytes;
+}
+
+cluster::CompletionPtr LogWriter::Append(std::vector<std::byte> record) {
+  const uint64_t len = record.size();
+  const uint64_t key = cluster::MemKey(cluster::MemKind::kLog, self_);
+  std::lock_guard l(mu_);
+  uint64_t at = tail_ % size_;
+  if (at + len > size_) {
+    // PAD to the end of the ring: first word gives the length, last word the mark.
+    uint64_t pad_len = size_ - at;
+    std::vector<std::byte> pad(pad_len, std::byte{0});
+    uint64_t w0 = pad_len | (kRecordPad << 32), mark = RecordMark(tail_);
+    std::memcpy(pad.data(), &w0, 8);
+    std::memcpy(pad.data() + pad_len - 8, &mark, 8);
+    fabric_->Write(self_, to_, key, at, pad);
+    tail_ += pad_len;
+    at = 0;
+  }
+  uint64_t mark = RecordMark(tail_);
+  std::memcpy(record.data() + len - 8, &mark, 8);
+  auto c = fabric_->Write(self_, to_, key, at, record);
+  tail_ += len;
+  reserved_ -= 2 * len;  // the caller reserved 2 * len; the space used is now counted by tail_
+  return c;
+}
+
+std::optional<std::vector<std::byte>> LogReader::Next() {
+  for (;;) {
+    uint64_t at = head_ % ring_.size();
+    std::byte* p = ring_.data() + at;
+    uint64_t w0 = LoadWord(p);
+    uint64_t len = w0 & 0xffffffff;
+    if (len < kRecordAlign || len % kRecordAlign || at + len > ring_.size()) return std::nullopt;
+    if (LoadWord(p + len - 8) != RecordMark(head_)) return std::nullopt;
+    if (LoadWord(p) != w0) return std::nullopt;  // first word was stale; retry on next poll
+    uint64_t type = (w0 >> 32) & 0xff;
+    head_ += len;
+    if (type == kRecordPad) continue;
+    std::vector<std::byte> out(len);
+    cluster::CopyOut(p, out.data(), len);
+    return out;
+  }
+}
+
+}  // namespace farmdb::txn

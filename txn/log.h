@@ -1,0 +1,70 @@
+// Transaction logs: one ring buffer per sender -> receiver pair, physically on the receiver
+// (a mapped file), appended by the sender with one-sided fabric writes (FaRM §3-4). Formats in
+// txn/FORMATS.md.
+//
+// LogWriter (sender side, thread-safe) keeps the tail, a mirror of the receiver's head (a word in
+// the sender's registered memory that the receiver updates lazily with a one-sided write) and the
+// bytes reserved by commits in flight. A commit reserves space for all its records before it
+// starts (FaRM §4 "Coordinators reserve space ... before starting the commit protocol"), so it
+// never blocks on log space mid-protocol. Each record is padded to 32 bytes; a record that does
+// not fit before the ring's end is preceded by a PAD record, so Append consumes at most twice the
+// record's length from the reservation.
+//
+// LogReader (receiver side, one consumer thread) returns complete records in ring order. A record
+// is complete when its trailer word holds the mark of its start position, and the first word,
+// re-read after the trailer, still gives the same length (see FORMATS.md for why both).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "cluster/fabric/fabric.h"
+
+namespace farmdb::txn {
+
+inline constexpr uint64_t kRecordAlign = 32;
+inline constexpr uint64_t kRecordPad = 6;  // record type of padding (records.h has the others)
+
+inline uint64_t RecordMark(uint64_t position) { return position | (uint64_t{1} << 63); }
+
+class LogWriter {
+ public:
+  LogWriter(cluster::Fabric* fabric, cluster::MachineId self, cluster::MachineId to,
+            uint64_t ring_size, const std::byte* head_mirror);
+
+  // Blocks until `bytes` can be reserved. REQUIRES: bytes <= ring_size / 2.
+  void Reserve(uint64_t bytes);
+  void Unreserve(uint64_t bytes);
+  // Appends an encoded record (length a multiple of kRecordAlign, trailer word last). Consumes
+  // 2 * record.size() of the caller's reservation: returns the unused part to the pool.
+  cluster::CompletionPtr Append(std::vector<std::byte> record);
+  uint64_t ring_size() const { return size_; }
+
+ private:
+  uint64_t Head() const;
+  cluster::Fabric* fabric_;
+  cluster::MachineId self_, to_;
+  uint64_t size_;
+  const std::byte* head_mirror_;
+  std::mutex mu_;
+  uint64_t tail_ = 0;      // absolute byte position, guarded by mu_
+  uint64_t reserved_ = 0;  // guarded by mu_
+};
+
+class LogReader {
+ public:
+  explicit LogReader(std::span<std::byte> ring) : ring_(ring) {}
+  // The next complete record (PAD records are skipped), or nullopt.
+  std::optional<std::vector<std::byte>> Next();
+  uint64_t head() const { return head_; }
+
+ private:
+  std::span<std::byte> ring_;
+  uint64_t head_ = 0;  // absolute byte position
+};
+
+}  // namespace farmdb::txn

@@ -1,0 +1,130 @@
+// Participant side of the commit protocol: one handler per log record type, run on the
+// engine's participant thread (FaRM §4, FaRMv2 §4.2 and §4.4).
+
+#include "cluster/fabric/word_copy.h"
+#include "txn/engine.h"
+#include "txn/object.h"
+
+namespace farmdb::txn {
+
+using cluster::CasWord;
+using cluster::LoadWord;
+using cluster::StoreWord;
+
+std::byte* TxnEngine::LocalObject(Addr a, uint32_t lines) {
+  auto bytes = machine_->LocalReplica(a.region());
+  if (a.offset() % 8 || a.offset() + uint64_t{lines} * kLineSize > bytes.size()) return nullptr;
+  return bytes.data() + a.offset();
+}
+
+void TxnEngine::HandleRecord(const Record& r) {
+  for (TxnId t : r.truncated) OnTruncate(t);
+  switch (r.type) {
+    case RecordType::kLock: OnLock(r); break;
+    case RecordType::kCommitBackup: OnCommitBackup(r); break;
+    case RecordType::kCommitPrimary: OnCommitPrimary(r); break;
+    case RecordType::kAbort: OnAbort(r); break;
+    case RecordType::kTruncate: break;
+  }
+}
+
+namespace {
+// Takes the lock if the head is what the coordinator expects (FaRM §4 step 1).
+bool TryLock(std::byte* mem, const RecordObject& o, Timestamp* head_ts) {
+  uint64_t w0 = LoadWord(mem);
+  for (;;) {
+    if (HeaderLocked(w0)) return false;
+    if (o.flags & kObjNew) {
+      if (HeaderAllocated(w0)) return false;
+    } else if (!HeaderAllocated(w0) || (o.expected != kAnyVersion && HeaderTs(w0) != o.expected)) {
+      return false;
+    }
+    if (CasWord(mem, w0, w0 | kLockBit)) {
+      *head_ts = HeaderTs(w0);
+      return true;
+    }
+  }
+}
+
+void Unlock(std::byte* mem) { StoreWord(mem, LoadWord(mem) & ~kLockBit); }
+}  // namespace
+
+void TxnEngine::OnLock(const Record& r) {
+  PrimaryTxn txn{TxnMachine(r.txn), {}};
+  LockReply reply{r.txn, true, 0};
+  for (const RecordObject& o : r.objects) {
+    std::byte* mem = LocalObject(o.addr, o.lines);
+    Timestamp head_ts = 0;
+    if (!mem || !TryLock(mem, o, &head_ts)) {
+      reply.ok = false;
+      break;
+    }
+    reply.max_head_ts = std::max(reply.max_head_ts, head_ts);
+    LockedObject lo{o.addr, mem, o, {}};
+    if (options_.multi_version) {
+      // Copy the head to an old version while holding its lock (FaRMv2 §4.4); the pointer to it
+      // is installed at COMMIT-PRIMARY.
+      auto slot = old_versions_.Allocate(o.lines);
+      if (!slot) {
+        Unlock(mem);
+        reply.ok = false;
+        break;
+      }
+      CopyAsOldVersion(mem, slot->mem, o.lines);
+      lo.old = *slot;
+    }
+    txn.objects.push_back(std::move(lo));
+  }
+  if (!reply.ok) {
+    for (LockedObject& lo : txn.objects) {
+      Unlock(lo.mem);
+      if (lo.old.block) old_versions_.Finished(lo.old.block, 0);
+    }
+  } else {
+    primary_txns_[r.txn] = std::move(txn);
+  }
+  machine_->Send(TxnMachine(r.txn), kMsgLockReply, EncodeLockReply(reply));
+}
+
+void TxnEngine::OnCommitPrimary(const Record& r) {
+  auto it = primary_txns_.find(r.txn);
+  if (it == primary_txns_.end()) return;
+  for (LockedObject& lo : it->second.objects) {
+    bool allocated = !(lo.object.flags & kObjFree);
+    // Installing the header releases the lock and exposes the write (FaRM §4 step 4).
+    InstallObject(lo.mem, lo.object.lines, lo.object.payload, r.write_ts, allocated, lo.old.addr);
+    if (lo.old.block) old_versions_.Finished(lo.old.block, r.write_ts);
+    if (!allocated) {
+      if (Slab* s = FindSlab(lo.addr)) s->PostFree(s->ObjectIndex(lo.addr));
+    }
+  }
+  primary_txns_.erase(it);
+}
+
+void TxnEngine::OnAbort(const Record& r) {
+  auto it = primary_txns_.find(r.txn);
+  if (it == primary_txns_.end()) return;
+  for (LockedObject& lo : it->second.objects) {
+    Unlock(lo.mem);
+    if (lo.old.block) old_versions_.Finished(lo.old.block, 0);
+  }
+  primary_txns_.erase(it);
+}
+
+void TxnEngine::OnCommitBackup(const Record& r) { backup_txns_[r.txn] = r; }
+
+void TxnEngine::OnTruncate(TxnId id) {
+  // Backups apply committed writes at truncation, possibly out of order across coordinators, so
+  // only a newer timestamp replaces what is there (FaRMv2 §4.8-4.9).
+  auto it = backup_txns_.find(id);
+  if (it == backup_txns_.end()) return;
+  const Record& r = it->second;
+  for (const RecordObject& o : r.objects) {
+    std::byte* mem = LocalObject(o.addr, o.lines);
+    if (!mem || HeaderTs(LoadWord(mem)) >= r.write_ts) continue;
+    InstallObject(mem, o.lines, o.payload, r.write_ts, !(o.flags & kObjFree), Addr{});
+  }
+  backup_txns_.erase(it);
+}
+
+}  // namespace farmdb::txn

@@ -1,0 +1,77 @@
+#include "txn/records.h"
+
+#include "cluster/codec.h"
+#include "txn/log.h"
+#include "txn/object.h"
+
+namespace farmdb::txn {
+
+using cluster::ByteReader;
+using cluster::ByteWriter;
+
+uint64_t EncodedSize(const Record& r) {
+  uint64_t n = 32 + 8 * r.truncated.size() + 8;  // header, truncations, trailer
+  for (auto& o : r.objects) n += 24 + ((o.payload.size() + 7) & ~size_t{7});
+  return (n + kRecordAlign - 1) & ~(kRecordAlign - 1);
+}
+
+std::vector<std::byte> EncodeRecord(const Record& r) {
+  uint64_t len = EncodedSize(r);
+  std::vector<std::byte> out;
+  out.reserve(len);
+  ByteWriter w(&out);
+  w.U64(len | (uint64_t{static_cast<uint8_t>(r.type)} << 32));
+  w.U64(r.txn);
+  w.U64(r.write_ts);
+  w.U32(static_cast<uint32_t>(r.truncated.size())), w.U32(static_cast<uint32_t>(r.objects.size()));
+  for (TxnId t : r.truncated) w.U64(t);
+  for (auto& o : r.objects) {
+    w.U64(o.addr.raw), w.U64(o.expected), w.U32(o.flags), w.U32(o.lines);
+    w.Bytes(o.payload);
+    w.Align8();
+  }
+  out.resize(len, std::byte{0});  // padding and the trailer (filled by LogWriter::Append)
+  return out;
+}
+
+std::optional<Record> DecodeRecord(std::span<const std::byte> bytes) {
+  ByteReader rd(bytes);
+  Record r;
+  uint64_t w0 = rd.U64();
+  r.type = static_cast<RecordType>((w0 >> 32) & 0xff);
+  r.txn = rd.U64();
+  r.write_ts = rd.U64();
+  uint32_t nt = rd.U32(), no = rd.U32();
+  for (uint32_t i = 0; i < nt && rd.ok(); ++i) r.truncated.push_back(rd.U64());
+  for (uint32_t i = 0; i < no && rd.ok(); ++i) {
+    RecordObject o;
+    o.addr = {rd.U64()};
+    o.expected = rd.U64();
+    o.flags = rd.U32();
+    o.lines = rd.U32();
+    if (o.lines == 0 || o.lines > 4096) return std::nullopt;
+    auto p = rd.Bytes(PayloadCapacity(o.lines));
+    o.payload.assign(p.begin(), p.end());
+    rd.Align8();
+    r.objects.push_back(std::move(o));
+  }
+  if (!rd.ok()) return std::nullopt;
+  return r;
+}
+
+std::vector<std::byte> EncodeLockReply(const LockReply& r) {
+  std::vector<std::byte> out;
+  ByteWriter w(&out);
+  w.U64(r.txn), w.U64(r.ok), w.U64(r.max_head_ts);
+  return out;
+}
+
+std::optional<LockReply> DecodeLockReply(std::span<const std::byte> bytes) {
+  ByteReader rd(bytes);
+  LockReply r;
+  r.txn = rd.U64(), r.ok = rd.U64() != 0, r.max_head_ts = rd.U64();
+  if (!rd.ok()) return std::nullopt;
+  return r;
+}
+
+}  // namespace farmdb::txn

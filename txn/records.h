@@ -1,0 +1,63 @@
+// Transaction log records (FaRM Table 1; formats in txn/FORMATS.md) and the LOCK-REPLY message.
+// Every record can carry piggybacked truncations: ids of transactions the coordinator has
+// finished with at this receiver (FaRM §4 step 5).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "txn/address.h"
+
+namespace farmdb::txn {
+
+enum class RecordType : uint8_t {
+  kLock = 1,
+  kCommitBackup = 2,
+  kCommitPrimary = 3,
+  kAbort = 4,
+  kTruncate = 5,
+};
+
+using TxnId = uint64_t;  // coordinator machine (16) | worker (16) | sequence (32)
+inline TxnId MakeTxnId(MachineId m, uint32_t worker, uint32_t seq) {
+  return (uint64_t{m} << 48) | (uint64_t{worker & 0xffff} << 32) | seq;
+}
+inline MachineId TxnMachine(TxnId id) { return static_cast<MachineId>(id >> 48); }
+inline uint32_t TxnWorker(TxnId id) { return static_cast<uint32_t>((id >> 32) & 0xffff); }
+
+inline constexpr Timestamp kAnyVersion = ~Timestamp{0};
+enum ObjectFlags : uint32_t { kObjNew = 1, kObjFree = 2 };
+
+struct RecordObject {
+  Addr addr;
+  Timestamp expected = kAnyVersion;  // version read (LOCK checks it); kAnyVersion for new objects
+  uint32_t flags = 0;
+  uint32_t lines = 1;
+  std::vector<std::byte> payload;  // PayloadCapacity(lines) bytes
+};
+
+struct Record {
+  RecordType type = RecordType::kTruncate;
+  TxnId txn = 0;
+  Timestamp write_ts = 0;
+  std::vector<TxnId> truncated;
+  std::vector<RecordObject> objects;
+};
+
+// Encodes with room for the trailer; length is a multiple of 32.
+std::vector<std::byte> EncodeRecord(const Record& r);
+uint64_t EncodedSize(const Record& r);
+std::optional<Record> DecodeRecord(std::span<const std::byte> bytes);
+
+inline constexpr uint16_t kMsgLockReply = 100;
+struct LockReply {
+  TxnId txn = 0;
+  bool ok = false;
+  Timestamp max_head_ts = 0;  // the commit's W must exceed every locked head's timestamp
+};
+std::vector<std::byte> EncodeLockReply(const LockReply& r);
+std::optional<LockReply> DecodeLockReply(std::span<const std::byte> bytes);
+
+}  // namespace farmdb::txn

@@ -1,0 +1,74 @@
+#include "txn/test_cluster.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "txn/object.h"
+#include "txn/slab.h"
+
+namespace farmdb::txn {
+
+TestCluster::TestCluster(cluster::LocalClusterOptions cluster_options, EngineOptions engine_options)
+    : cluster_(std::move(cluster_options)) {
+  for (int m = 0; m < cluster_.size(); ++m) {
+    auto e = TxnEngine::Create(&cluster_.machine(m), engine_options);
+    if (!e) {
+      std::fprintf(stderr, "TestCluster: %s\n", e.error().c_str());
+      std::abort();
+    }
+    engines_.push_back(std::move(*e));
+  }
+  cluster_.WaitForClocks();
+}
+
+TestCluster::~TestCluster() { engines_.clear(); }
+
+uint64_t TestCluster::Commits() {
+  uint64_t n = 0;
+  for (auto& e : engines_) n += e->counters().commits.load();
+  return n;
+}
+
+uint64_t TestCluster::Aborts(AbortReason r) {
+  uint64_t n = 0;
+  for (auto& e : engines_) n += e->counters().Aborts(r);
+  return n;
+}
+
+std::string TestCluster::CheckReplicas() {
+  // Backups apply at truncation, which participant threads process asynchronously; records may
+  // still be in flight through the fabric. So the replicas must converge: compare until equal or
+  // until a generous deadline, and report the last difference.
+  std::string diff;
+  for (int attempt = 0; attempt < 500; ++attempt) {
+    diff = CompareReplicasOnce();
+    if (diff.empty()) return diff;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return diff;
+}
+
+std::string TestCluster::CompareReplicasOnce() {
+  for (auto& e : engines_) {
+    for (auto [region, index, lines] : e->Slabs()) {
+      auto place = e->machine().Lookup(region);
+      auto primary = cluster_.machine(place->primary).LocalReplica(region);
+      for (MachineId b : place->backups) {
+        auto backup = cluster_.machine(b).LocalReplica(region);
+        uint64_t base = uint64_t{index} * kSlabSize + 64;
+        for (uint32_t i = 0; i < SlabCapacity(lines); ++i) {
+          uint64_t off = base + uint64_t{i} * lines * 64;
+          if (!SameReplicaContents(primary.data() + off, backup.data() + off, lines)) {
+            return "region " + std::to_string(region) + " offset " + std::to_string(off) +
+                   " differs between primary " + std::to_string(place->primary) + " and backup " +
+                   std::to_string(b);
+          }
+        }
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace farmdb::txn

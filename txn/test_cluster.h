@@ -1,0 +1,38 @@
+// TestCluster: a LocalCluster with a TxnEngine on every machine, for tests and benchmarks.
+// Engines are destroyed before the cluster. Also: the replica check (after truncation every
+// backup holds byte-identical objects to its primary).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster/local_cluster.h"
+#include "txn/engine.h"
+
+namespace farmdb::txn {
+
+class TestCluster {
+ public:
+  TestCluster(cluster::LocalClusterOptions cluster_options, EngineOptions engine_options);
+  ~TestCluster();
+
+  cluster::LocalCluster& cluster() { return cluster_; }
+  TxnEngine& engine(MachineId m) { return *engines_[m]; }
+  int size() const { return cluster_.size(); }
+  // Sum of a counter over all engines.
+  uint64_t Commits();
+  uint64_t Aborts(AbortReason r);
+
+  // Compares every formatted slab's objects at the primary with each backup, waiting (up to 5 s)
+  // for the participant threads to apply what is still in flight. Returns "" or a description
+  // of a mismatch. REQUIRES: no transaction running and every worker flushed its truncations.
+  std::string CheckReplicas();
+
+ private:
+  std::string CompareReplicasOnce();
+  cluster::LocalCluster cluster_;
+  std::vector<std::unique_ptr<TxnEngine>> engines_;
+};
+
+}  // namespace farmdb::txn

@@ -1,0 +1,204 @@
+#include "txn/txn.h"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include "cluster/fabric/word_copy.h"
+#include "txn/engine.h"
+#include "txn/object.h"
+
+namespace farmdb::txn {
+
+using cluster::MemKey;
+using cluster::MemKind;
+
+std::string_view AbortReasonName(AbortReason r) {
+  switch (r) {
+    case AbortReason::kLockConflict: return "lock_conflict";
+    case AbortReason::kValidationFailure: return "validation_failure";
+    case AbortReason::kLockedOnRead: return "locked_on_read";
+    case AbortReason::kOldVersionGone: return "old_version_gone";
+    case AbortReason::kEagerValidation: return "eager_validation";
+    case AbortReason::kSnapshotTooOld: return "snapshot_too_old";
+    case AbortReason::kUser: return "user";
+    case AbortReason::kCount: break;
+  }
+  return "unknown";
+}
+
+Txn::Txn(Worker* worker, TxnId id, TxnOptions options, Timestamp read_ts)
+    : worker_(worker), id_(id), options_(options), read_ts_(read_ts) {}
+
+Txn::~Txn() {
+  if (!finished_) Abort();
+}
+
+void Txn::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  worker_->Unregister(read_ts_);
+}
+
+std::unexpected<TxnError> Txn::Fail(AbortReason reason) {
+  if (!error_) {
+    error_ = TxnError{TxnErrorCode::kAborted, reason};
+    worker_->engine().counters().Count(reason);
+    for (auto& [addr, index] : allocated_) {
+      if (Slab* s = worker_->engine().FindSlab(addr)) s->PostFree(index);
+    }
+    allocated_.clear();
+    Finish();
+  }
+  return std::unexpected(*error_);
+}
+
+void Txn::Abort() {
+  if (!finished_) Fail(AbortReason::kUser);
+}
+
+namespace {
+std::unexpected<TxnError> Invalid() {
+  return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
+}
+std::unexpected<TxnError> NotAllocated() {
+  return std::unexpected(TxnError{TxnErrorCode::kNotAllocated});
+}
+}  // namespace
+
+// Reads the version visible at R: the head if its timestamp <= R, else down the old-version chain
+// (FaRMv2 §4.4). Torn copies are retried; a head that stays locked aborts (§4.7 early abort).
+std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
+  if (error_) return std::unexpected(*error_);
+  if (auto it = reads_.find(addr); it != reads_.end()) return &it->second;
+  TxnEngine& engine = worker_->engine();
+  cluster::Machine& machine = engine.machine();
+  auto lines = engine.ObjectLines(addr);
+  if (!lines) return std::unexpected(lines.error());
+  auto place = machine.Lookup(addr.region());
+  if (!place) return Invalid();
+  ObjectCopy copy;
+  copy.raw.resize(*lines * kLineSize);
+  auto locked_deadline = std::chrono::steady_clock::time_point::max();
+  for (;;) {
+    auto c = machine.fabric().Read(machine.id(), place->primary,
+                                   MemKey(MemKind::kRegion, addr.region()), addr.offset(), copy.raw);
+    c->Wait();
+    if (!c->ok()) return Invalid();
+    ReadCheck check = copy.Check();
+    if (check == ReadCheck::kOk) break;
+    if (check == ReadCheck::kTorn) {
+      engine.counters().torn_read_retries.fetch_add(1, std::memory_order_relaxed);
+    } else if (locked_deadline == std::chrono::steady_clock::time_point::max()) {
+      locked_deadline = std::chrono::steady_clock::now() + engine.options().locked_read_wait;
+    } else if (std::chrono::steady_clock::now() > locked_deadline) {
+      return Fail(AbortReason::kLockedOnRead);
+    }
+    std::this_thread::yield();
+  }
+  Timestamp head_ts = HeaderTs(copy.header());
+  if (head_ts > read_ts_) {
+    if (!engine.options().multi_version) return Fail(AbortReason::kOldVersionGone);
+    if (options_.isolation == Isolation::kSerializable &&
+        (!writes_.empty() || options_.expect_writes)) {
+      return Fail(AbortReason::kEagerValidation);
+    }
+    // Walk the chain. Every version passed has a creator with W > R >= GC, so none is freed.
+    for (;;) {
+      Addr old = copy.old_version();
+      if (old.null()) return Fail(AbortReason::kOldVersionGone);
+      auto op = machine.Lookup(old.region());
+      if (!op) return std::unexpected(TxnError{TxnErrorCode::kInternal});
+      auto c = machine.fabric().Read(machine.id(), op->primary,
+                                     MemKey(MemKind::kRegion, old.region()), old.offset(), copy.raw);
+      c->Wait();
+      if (!c->ok() || HeaderLocked(copy.header())) {
+        // Old versions are never locked: this is freed (poisoned) memory.
+        return std::unexpected(TxnError{TxnErrorCode::kInternal});
+      }
+      if (HeaderTs(copy.header()) <= read_ts_) break;
+    }
+  }
+  ReadEntry e{HeaderTs(copy.header()), *lines, HeaderAllocated(copy.header()), copy.Payload()};
+  return &reads_.emplace(addr, std::move(e)).first->second;
+}
+
+std::expected<std::vector<std::byte>, TxnError> Txn::Read(Addr addr) {
+  if (error_) return std::unexpected(*error_);
+  if (auto it = writes_.find(addr); it != writes_.end()) {
+    if (it->second.flags & kObjFree) return NotAllocated();
+    return it->second.payload;
+  }
+  auto e = ReadObject(addr);
+  if (!e) return std::unexpected(e.error());
+  if (!(*e)->allocated) return NotAllocated();
+  return (*e)->payload;
+}
+
+std::expected<void, TxnError> Txn::Write(Addr addr, std::span<const std::byte> bytes) {
+  if (error_) return std::unexpected(*error_);
+  if (options_.read_only) return Invalid();
+  auto it = writes_.find(addr);
+  if (it == writes_.end()) {
+    // Writes carry the version visible at R, so LOCK fails if anything committed since: this is
+    // also SI's first-committer-wins rule for keys not read by the caller.
+    auto r = ReadObject(addr);
+    if (!r) return std::unexpected(r.error());
+    if (!(*r)->allocated) return NotAllocated();
+    WriteEntry w;
+    w.expected = (*r)->version, w.lines = (*r)->lines;
+    it = writes_.emplace(addr, std::move(w)).first;
+  }
+  WriteEntry& w = it->second;
+  if (w.flags & kObjFree) return NotAllocated();
+  if (bytes.size() > PayloadCapacity(w.lines)) return Invalid();
+  w.payload.assign(PayloadCapacity(w.lines), std::byte{0});
+  std::memcpy(w.payload.data(), bytes.data(), bytes.size());
+  return {};
+}
+
+std::expected<Addr, TxnError> Txn::Alloc(size_t size) {
+  if (error_) return std::unexpected(*error_);
+  if (options_.read_only || size > PayloadCapacity(256)) return Invalid();
+  uint32_t lines = LinesFor(size);
+  auto a = worker_->AllocateObject(lines);
+  if (!a) return std::unexpected(a.error());
+  auto [addr, slab] = *a;
+  WriteEntry w;
+  w.lines = lines;
+  w.flags = kObjNew;
+  w.payload.assign(PayloadCapacity(lines), std::byte{0});
+  writes_[addr] = std::move(w);
+  allocated_.emplace_back(addr, slab->ObjectIndex(addr));
+  return addr;
+}
+
+std::expected<void, TxnError> Txn::Free(Addr addr) {
+  if (error_) return std::unexpected(*error_);
+  if (options_.read_only) return Invalid();
+  if (auto it = writes_.find(addr); it != writes_.end()) {
+    if (it->second.flags & kObjFree) return NotAllocated();
+    if (it->second.flags & kObjNew) {
+      // Allocated and freed in this transaction: nothing reaches the primary.
+      auto al = std::ranges::find(allocated_, addr, &std::pair<Addr, uint32_t>::first);
+      if (Slab* s = worker_->engine().FindSlab(addr)) s->PostFree(al->second);
+      allocated_.erase(al);
+      writes_.erase(it);
+      return {};
+    }
+    it->second.flags |= kObjFree;
+    return {};
+  }
+  auto e = ReadObject(addr);
+  if (!e) return std::unexpected(e.error());
+  if (!(*e)->allocated) return NotAllocated();
+  WriteEntry w;
+  w.expected = (*e)->version;
+  w.lines = (*e)->lines;
+  w.flags = kObjFree;
+  w.payload.assign(PayloadCapacity(w.lines), std::byte{0});
+  writes_[addr] = std::move(w);
+  return {};
+}
+
+}  // namespace farmdb::txn

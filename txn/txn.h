@@ -1,0 +1,147 @@
+// The transaction API: the only way the layers above reach data (DESIGN.md "txn/ API").
+//
+//   auto worker = engine.NewWorker();              // one per application thread
+//   auto t = worker->Begin({.isolation = Isolation::kSerializable});
+//   auto v = t->Read(addr);  t->Write(addr, bytes);  auto a = t->Alloc(100);  t->Free(addr);
+//   auto r = t->Commit();                          // or t->Abort()
+//
+// Every call returns std::expected<T, TxnError>. A conflict aborts the transaction with a typed
+// AbortReason (the SQL layer maps IsRetryable() errors to SQLSTATE 40001); after an abort every
+// further call returns the same error. Reads happen at the read timestamp R and always see one
+// consistent snapshot (opacity, FaRMv2 §4.2): the head version if its timestamp <= R, otherwise an
+// old version from the chain; a read that cannot be served aborts early (§4.7).
+// A Txn is used by one thread at a time and must not outlive its Worker.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <map>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "txn/address.h"
+#include "txn/records.h"
+
+namespace farmdb::txn {
+
+enum class Isolation { kSerializable, kSnapshot };
+
+struct TxnOptions {
+  Isolation isolation = Isolation::kSerializable;
+  bool strict = true;       // false: R = L without waiting (FaRMv2 §4.2 non-strict)
+  bool read_only = false;   // Write/Alloc/Free are refused; Commit is a no-op
+  // Stale snapshot read (§4.6): read at this R. Requires read_only and R >= GC_local; the caller
+  // keeps the transaction that produced R open meanwhile (it holds back the GC safe point).
+  std::optional<Timestamp> snapshot_ts;
+  // Serializable transactions that expect to write abort at once on old versions (§4.7).
+  bool expect_writes = false;
+};
+
+enum class AbortReason : uint8_t {
+  kLockConflict,       // LOCK failed: locked by another transaction or version changed
+  kValidationFailure,  // a read object changed or is locked at validation
+  kLockedOnRead,       // the head version stayed locked while reading
+  kOldVersionGone,     // R is older than the head and no old version covers R
+  kEagerValidation,    // serializable with writes read an old version: validation would fail
+  kSnapshotTooOld,     // snapshot_ts < GC_local
+  kUser,               // Abort() was called
+  kCount,
+};
+std::string_view AbortReasonName(AbortReason r);
+
+enum class TxnErrorCode : uint8_t {
+  kAborted,          // see reason; retryable (40001) unless kUser
+  kNotAllocated,     // read or write of an address that holds no object at R
+  kInvalidArgument,  // misuse: too large, write in a read-only transaction, unknown region
+  kInternal,         // an invariant broke (e.g. a read reached freed old-version memory)
+};
+
+struct TxnError {
+  TxnErrorCode code = TxnErrorCode::kAborted;
+  AbortReason reason = AbortReason::kUser;
+  bool IsRetryable() const { return code == TxnErrorCode::kAborted && reason != AbortReason::kUser; }
+};
+
+// Counters per abort reason and commit outcome; read with Snapshot().
+struct TxnCounters {
+  std::array<std::atomic<uint64_t>, static_cast<size_t>(AbortReason::kCount)> aborts{};
+  std::atomic<uint64_t> commits{0};
+  std::atomic<uint64_t> read_only_commits{0};
+  std::atomic<uint64_t> torn_read_retries{0};
+  void Count(AbortReason r) { aborts[static_cast<size_t>(r)].fetch_add(1, std::memory_order_relaxed); }
+  uint64_t Aborts(AbortReason r) const { return aborts[static_cast<size_t>(r)].load(); }
+};
+
+class Worker;
+
+struct CommitInfo {
+  Timestamp read_ts = 0;
+  Timestamp write_ts = 0;  // 0 for read-only commits
+};
+
+class Txn {
+ public:
+  ~Txn();
+  Txn(const Txn&) = delete;
+  Txn& operator=(const Txn&) = delete;
+
+  Timestamp read_ts() const { return read_ts_; }
+  TxnId id() const { return id_; }
+  // The object's whole payload (PayloadCapacity of its size class).
+  std::expected<std::vector<std::byte>, TxnError> Read(Addr addr);
+  // Replaces the payload prefix with `bytes` (the rest becomes zero). An object not read yet is
+  // read first: LOCK checks that version, so any commit after R makes this transaction abort.
+  std::expected<void, TxnError> Write(Addr addr, std::span<const std::byte> bytes);
+  // A new zeroed object with room for `size` payload bytes, at the coordinator's machine.
+  std::expected<Addr, TxnError> Alloc(size_t size);
+  std::expected<void, TxnError> Free(Addr addr);
+  std::expected<CommitInfo, TxnError> Commit();
+  void Abort();
+
+ private:
+  friend class Worker;
+  struct ReadEntry {
+    Timestamp version;
+    uint32_t lines;
+    bool allocated;
+    std::vector<std::byte> payload;
+  };
+  struct WriteEntry {
+    Timestamp expected = kAnyVersion;
+    uint32_t lines = 1;
+    uint32_t flags = 0;
+    std::vector<std::byte> payload;
+  };
+  Txn(Worker* worker, TxnId id, TxnOptions options, Timestamp read_ts);
+  std::unexpected<TxnError> Fail(AbortReason reason);
+  std::expected<const ReadEntry*, TxnError> ReadObject(Addr addr);
+  void Finish();
+
+  // Commit phases (commit.cc), in FaRM/FaRMv2 order.
+  struct Participants;
+  Participants Plan();
+  void ReserveLogs(Participants& p);
+  std::expected<Timestamp, TxnError> LockPhase(Participants& p);
+  std::expected<Timestamp, TxnError> WriteTimestamp(Timestamp max_head_ts);
+  bool ValidatePhase();
+  void CommitBackupPhase(Participants& p, Timestamp w);
+  void CommitPrimaryPhase(Participants& p, Timestamp w);
+  void AbortPhase(Participants& p);
+  void ReleaseReservations(Participants& p);
+
+  Worker* worker_;
+  TxnId id_;
+  TxnOptions options_;
+  Timestamp read_ts_;
+  bool finished_ = false;
+  std::optional<TxnError> error_;
+  std::map<Addr, ReadEntry> reads_;
+  std::map<Addr, WriteEntry> writes_;
+  std::vector<std::pair<Addr, uint32_t>> allocated_;  // (addr, slab-relative index) to undo
+};
+
+}  // namespace farmdb::txn

@@ -1,0 +1,127 @@
+#include <algorithm>
+
+#include "txn/engine.h"
+
+namespace farmdb::txn {
+
+Worker::~Worker() {
+  FlushTruncations();
+  for (auto& [lines, s] : slabs_) engine_->ReleaseSlab(s);
+  std::lock_guard l(engine_->workers_mu_);
+  engine_->workers_.erase(id_);
+}
+
+std::expected<std::unique_ptr<Txn>, TxnError> Worker::Begin(TxnOptions options) {
+  cluster::Clock& clock = engine_->machine().clock();
+  TxnId id = MakeTxnId(engine_->machine().id(), id_, next_seq_++);
+  Timestamp r;
+  if (options.snapshot_ts) {
+    if (!options.read_only) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
+    std::lock_guard l(active_mu_);
+    // §4.6: stale snapshots are allowed only at or above GC_local.
+    if (*options.snapshot_ts < engine_->machine().GcLocal()) {
+      engine_->counters().Count(AbortReason::kSnapshotTooOld);
+      return std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kSnapshotTooOld});
+    }
+    r = *options.snapshot_ts;
+    active_.insert(r);
+  } else {
+    // Register a placeholder <= the eventual R before taking R, under the same mutex the OAT
+    // computation reads, so OAT_local can never pass this transaction (FaRMv2 §4.5).
+    Timestamp placeholder;
+    {
+      std::lock_guard l(active_mu_);
+      placeholder = clock.Now().lower;
+      active_.insert(placeholder);
+    }
+    // Strict: R = U with the uncertainty waited out; non-strict: R = L (FaRMv2 §4.2).
+    r = options.strict ? clock.GetTs() : clock.Now().lower;
+    std::lock_guard l(active_mu_);
+    active_.erase(active_.find(placeholder));
+    active_.insert(r);
+  }
+  return std::unique_ptr<Txn>(new Txn(this, id, options, r));
+}
+
+Timestamp Worker::OldestActive() {
+  std::lock_guard l(active_mu_);
+  return active_.empty() ? ~Timestamp{0} : *active_.begin();
+}
+
+void Worker::Unregister(Timestamp read_ts) {
+  std::lock_guard l(active_mu_);
+  active_.erase(active_.find(read_ts));
+}
+
+void Worker::DeliverLockReply(const LockReply& r) {
+  std::lock_guard l(reply_mu_);
+  replies_[r.txn].push_back(r);
+  reply_cv_.notify_all();
+}
+
+std::vector<LockReply> Worker::AwaitLockReplies(TxnId txn, size_t n) {
+  std::unique_lock l(reply_mu_);
+  reply_cv_.wait(l, [&] { return replies_[txn].size() >= n; });
+  auto out = std::move(replies_[txn]);
+  replies_.erase(txn);
+  return out;
+}
+
+void Worker::ScheduleTruncation(TxnId txn, std::vector<MachineId> participants,
+                                std::vector<cluster::CompletionPtr> primary_acks) {
+  unacked_.push_back({txn, std::move(participants), std::move(primary_acks)});
+}
+
+void Worker::PromoteAckedTruncations() {
+  // A transaction is truncated only after every COMMIT-PRIMARY was acknowledged (FaRM §4 step 5).
+  std::erase_if(unacked_, [&](const Unacked& u) {
+    if (!std::ranges::all_of(u.acks, [](auto& c) { return c->Done(); })) return false;
+    for (MachineId m : u.participants) truncations_[m].push_back(u.txn);
+    return true;
+  });
+}
+
+std::vector<TxnId> Worker::TakeTruncations(MachineId to) {
+  PromoteAckedTruncations();
+  auto& pending = truncations_[to];
+  size_t n = std::min(pending.size(), kPiggyback);
+  std::vector<TxnId> out(pending.begin(), pending.begin() + n);
+  pending.erase(pending.begin(), pending.begin() + n);
+  return out;
+}
+
+void Worker::FlushTruncations() {
+  for (auto& u : unacked_) {
+    for (auto& c : u.acks) c->Wait();
+  }
+  PromoteAckedTruncations();
+  std::vector<cluster::CompletionPtr> done;
+  for (auto& [to, pending] : truncations_) {
+    while (!pending.empty()) {
+      Record r;
+      r.type = RecordType::kTruncate;
+      r.truncated = TakeTruncations(to);
+      auto bytes = EncodeRecord(r);
+      LogWriter& w = engine_->Writer(to);
+      w.Reserve(2 * bytes.size());
+      done.push_back(w.Append(std::move(bytes)));
+    }
+  }
+  for (auto& c : done) c->Wait();
+}
+
+std::expected<std::pair<Addr, Slab*>, TxnError> Worker::AllocateObject(uint32_t lines) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    Slab*& s = slabs_[lines];
+    if (!s) s = engine_->AcquireSlab(lines);
+    if (!s) break;
+    s->DrainFrees();
+    if (auto i = s->bitmap.Allocate()) return std::pair{s->ObjectAddr(*i), s};
+    // Full: hand it back (its frees will arrive there) and take another.
+    engine_->ReleaseSlab(s);
+    s = engine_->AcquireSlab(lines);
+  }
+  return std::unexpected(TxnError{TxnErrorCode::kInternal});
+}
+
+}  // namespace farmdb::txn
