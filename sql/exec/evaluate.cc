@@ -1,0 +1,135 @@
+#include "sql/exec/evaluate.h"
+
+#include "sql/types/cast.h"
+
+namespace farmdb::sql {
+
+std::expected<void, Error> ExecContext::CheckInterrupts() const {
+  if (cancel != nullptr && cancel->IsRequested()) {
+    return std::unexpected(MakeError("57014", "canceling statement due to user request"));
+  }
+  if (std::chrono::steady_clock::now() >= deadline) {
+    return std::unexpected(MakeError("57014", "canceling statement due to statement timeout"));
+  }
+  return {};
+}
+
+namespace {
+
+// SQL three-valued AND/OR: a NULL operand yields NULL unless another operand decides.
+std::expected<Value, Error> EvalLogic(const BoundExpr& e, ExecContext& ctx) {
+  bool is_and = e.kind == BoundKind::kAnd;
+  bool saw_null = false;
+  for (const BoundExprPtr& arg : e.args) {
+    auto v = Evaluate(*arg, ctx);
+    if (!v) return v;
+    if (v->IsNull()) saw_null = true;
+    else if (v->AsBool() != is_and) return Value::Bool(!is_and);
+  }
+  return saw_null ? Value::Null(TypeId::kBool) : Value::Bool(is_and);
+}
+
+std::expected<Value, Error> EvalCase(const BoundExpr& e, ExecContext& ctx) {
+  size_t i = 0;
+  std::optional<Value> operand;
+  if (e.has_operand) {
+    auto v = Evaluate(*e.args[0], ctx);
+    if (!v) return v;
+    operand = std::move(*v);
+    i = 1;
+  }
+  size_t pairs_end = e.args.size() - (e.has_else ? 1 : 0);
+  for (; i < pairs_end; i += 2) {
+    auto test = Evaluate(*e.args[i], ctx);
+    if (!test) return test;
+    bool hit = operand ? !operand->IsNull() && !test->IsNull() && CompareValues(*operand, *test) == 0
+                       : !test->IsNull() && test->AsBool();
+    if (hit) return Evaluate(*e.args[i + 1], ctx);
+  }
+  if (e.has_else) return Evaluate(*e.args.back(), ctx);
+  return Value::Null(e.type);
+}
+
+bool CompareHolds(CompareOp op, int c) {
+  switch (op) {
+    case CompareOp::kEq: return c == 0;
+    case CompareOp::kNe: return c != 0;
+    case CompareOp::kLt: return c < 0;
+    case CompareOp::kLe: return c <= 0;
+    case CompareOp::kGt: return c > 0;
+    case CompareOp::kGe: return c >= 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
+  switch (e.kind) {
+    case BoundKind::kConst:
+      return e.value;
+    case BoundKind::kParam:
+      return ctx.params[e.param_index];
+    case BoundKind::kAnd:
+    case BoundKind::kOr:
+      return EvalLogic(e, ctx);
+    case BoundKind::kCase:
+      return EvalCase(e, ctx);
+    case BoundKind::kCoalesce:
+      for (const BoundExprPtr& arg : e.args) {
+        auto v = Evaluate(*arg, ctx);
+        if (!v || !v->IsNull()) return v;
+      }
+      return Value::Null(e.type);
+    default:
+      break;
+  }
+  std::vector<Value> args;
+  for (const BoundExprPtr& arg : e.args) {
+    auto v = Evaluate(*arg, ctx);
+    if (!v) return v;
+    args.push_back(std::move(*v));
+  }
+  switch (e.kind) {
+    case BoundKind::kIsNull:
+      return Value::Bool(args[0].IsNull());
+    case BoundKind::kIsNotNull:
+      return Value::Bool(!args[0].IsNull());
+    case BoundKind::kNullIf:
+      if (!args[0].IsNull() && !args[1].IsNull() && CompareValues(args[0], args[1]) == 0) return Value::Null(e.type);
+      return args[0];
+    case BoundKind::kFunction:
+      if (e.function != Function::kSetConfig) {
+        for (const Value& v : args) {
+          if (v.IsNull()) return Value::Null(e.type);  // strict functions
+        }
+      }
+      return EvalFunction(e, args, ctx);
+    default:
+      break;
+  }
+  for (const Value& v : args) {
+    if (v.IsNull()) return Value::Null(e.type);
+  }
+  switch (e.kind) {
+    case BoundKind::kCast: {
+      auto v = Cast(args[0], e.type, ctx.output);
+      if (!v || e.typmod < 0) return v;
+      return ApplyTypmod(std::move(*v), e.typmod);
+    }
+    case BoundKind::kArith:
+      return EvalArith(e.arith, e.type, args[0], args[1]);
+    case BoundKind::kNegate:
+      return EvalNegate(args[0]);
+    case BoundKind::kCompare:
+      return Value::Bool(CompareHolds(e.compare, CompareValues(args[0], args[1])));
+    case BoundKind::kConcat:
+      return Value::Str(e.type, args[0].AsString() + args[1].AsString());
+    case BoundKind::kNot:
+      return Value::Bool(!args[0].AsBool());
+    default:
+      return std::unexpected(MakeError("XX000", "unhandled bound expression"));
+  }
+}
+
+}  // namespace farmdb::sql

@@ -1,0 +1,85 @@
+// Built-in functions: version(), current_setting(), set_config(), pg_sleep(), and a few
+// string and math functions.
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "sql/exec/evaluate.h"
+#include "sql/types/cast.h"
+
+namespace farmdb::sql {
+namespace {
+
+constexpr int64_t kMaxResultScale = 2000;  // NUMERIC_MAX_RESULT_SCALE
+constexpr std::string_view kVersion = "PostgreSQL 15.0 (farmdb 0.1.0) on x86_64-pc-linux-gnu, 64-bit";
+
+std::expected<Value, Error> Sleep(double seconds, ExecContext& ctx) {
+  // Poll every few milliseconds so a cancel request or statement_timeout ends the sleep.
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                      std::chrono::duration<double>(std::isfinite(seconds) ? seconds : 0));
+  while (true) {
+    if (auto ok = ctx.CheckInterrupts(); !ok) return std::unexpected(ok.error());
+    auto now = std::chrono::steady_clock::now();
+    if (now >= until) return Value::Str(TypeId::kVoid, "");
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(5)));
+  }
+}
+
+std::string AsciiCase(std::string s, bool upper) {
+  for (char& c : s) c = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+std::expected<Value, Error> EvalFunction(const BoundExpr& e, std::span<const Value> args, ExecContext& ctx) {
+  switch (e.function) {
+    case Function::kVersion:
+      return Value::Str(TypeId::kText, std::string(kVersion));
+    case Function::kCurrentSetting: {
+      bool missing_ok = args.size() > 1 && args[1].AsBool();
+      auto v = ctx.settings.Get(args[0].AsString(), missing_ok);
+      if (!v) return std::unexpected(v.error());
+      if (!*v) return Value::Null(TypeId::kText);
+      return Value::Str(TypeId::kText, std::move(**v));
+    }
+    case Function::kSetConfig: {
+      if (args[0].IsNull()) return std::unexpected(MakeError("22004", "SET requires parameter name"));
+      std::optional<std::string> value;
+      if (!args[1].IsNull()) value = args[1].AsString();
+      bool is_local = !args[2].IsNull() && args[2].AsBool();
+      if (auto ok = ctx.settings.Set(args[0].AsString(), value, is_local); !ok) return std::unexpected(ok.error());
+      auto now = ctx.settings.Get(args[0].AsString(), false);
+      if (!now) return std::unexpected(now.error());
+      return Value::Str(TypeId::kText, std::move(**now));
+    }
+    case Function::kPgSleep:
+      return Sleep(args[0].AsFloat(), ctx);
+    case Function::kUpper:
+    case Function::kLower:
+      // ASCII case mapping only (the C locale's behaviour); see README gaps.
+      return Value::Str(TypeId::kText, AsciiCase(args[0].AsString(), e.function == Function::kUpper));
+    case Function::kLength: {
+      const std::string& s = args[0].AsString();
+      if (args[0].type == TypeId::kBytea) return Value::Int(TypeId::kInt4, static_cast<int64_t>(s.size()));
+      int64_t chars = 0;
+      for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
+      return Value::Int(TypeId::kInt4, chars);
+    }
+    case Function::kAbs: {
+      const Value& v = args[0];
+      if (IsInteger(v.type)) return v.AsInt() < 0 ? EvalNegate(v) : std::expected<Value, Error>(v);
+      if (v.type == TypeId::kNumeric) return Value::Num(v.AsNumeric().Abs());
+      return Value::Float(v.type, std::fabs(v.AsFloat()));
+    }
+    case Function::kRound: {
+      const Value& v = args[0];
+      if (v.type == TypeId::kFloat8) return Value::Float(v.type, std::nearbyint(v.AsFloat()));
+      int scale = args.size() > 1 ? static_cast<int>(std::clamp<int64_t>(args[1].AsInt(), -kMaxResultScale, kMaxResultScale)) : 0;
+      return Value::Num(v.AsNumeric().Round(scale));
+    }
+  }
+  return std::unexpected(MakeError("XX000", "unhandled function"));
+}
+
+}  // namespace farmdb::sql

@@ -1,0 +1,37 @@
+// Running one analysed statement: each kind's executor (run_select.cc, run_set.cc, ...)
+// produces its rows (materialized; results are small until tables exist) and command tag.
+//
+// Thread-safety: on the session's thread.
+#pragma once
+
+#include <expected>
+#include <string>
+#include <vector>
+
+#include "sql/bind/binder.h"
+#include "sql/exec/evaluate.h"
+#include "sql/exec/transaction_block.h"
+
+namespace farmdb::sql {
+
+struct StatementOutput {
+  std::vector<std::vector<Value>> rows;
+  std::string tag;  // complete tag, or the prefix when counts_rows ("SELECT" -> "SELECT n")
+  bool counts_rows = false;
+};
+
+std::expected<StatementOutput, Error> RunSelect(const BoundSelect& select, ExecContext& ctx);
+std::expected<StatementOutput, Error> RunSet(const SetStmt& stmt, Settings& settings, TransactionBlock& txn,
+                                             ResultSink& sink);
+std::expected<StatementOutput, Error> RunShow(const ShowStmt& stmt, Settings& settings);
+std::expected<StatementOutput, Error> RunTransaction(const TransactionStmt& stmt, Settings& settings,
+                                                     TransactionBlock& txn, ResultSink& sink);
+// COPY (query) TO STDOUT through the sink's COPY-out messages; relations do not exist yet.
+std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundSelect* query,
+                                              const std::vector<std::string>& names, ExecContext& ctx,
+                                              ResultSink& sink);
+
+// SHOW's result columns (SHOW ALL: name, setting, description).
+std::vector<std::string> ShowColumnNames(const ShowStmt& stmt, const Settings& settings);
+
+}  // namespace farmdb::sql

@@ -1,0 +1,135 @@
+// The single short-lived owner of libpg_query's result: parse, unpack, transform, free.
+#include <pg_query.h>
+
+#include <fmt/format.h>
+#include <memory>
+
+#include "sql/parse/ast.h"
+#include "sql/parse/transform.h"
+
+namespace farmdb::sql {
+namespace {
+
+struct ParseResultDeleter {
+  void operator()(PgQueryProtobufParseResult* r) const {
+    pg_query_free_protobuf_parse_result(*r);
+    delete r;
+  }
+};
+struct UnpackedDeleter {
+  void operator()(PgQuery__ParseResult* r) const { pg_query__parse_result__free_unpacked(r, nullptr); }
+};
+
+}  // namespace
+
+int CharPosition(std::string_view text, int location) {
+  if (location < 0) return 0;
+  int chars = 0;
+  for (size_t i = 0; i < text.size() && i < static_cast<size_t>(location); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++chars;
+  }
+  return chars + 1;
+}
+
+std::expected<std::vector<Statement>, Error> Parse(std::string_view text) {
+  auto source = std::make_shared<const std::string>(text);
+  std::unique_ptr<PgQueryProtobufParseResult, ParseResultDeleter> result(
+      new PgQueryProtobufParseResult(pg_query_parse_protobuf(source->c_str())));
+  if (result->error != nullptr) {
+    Error e = MakeError("42601", result->error->message);
+    e.position = result->error->cursorpos;
+    return std::unexpected(e);
+  }
+  std::unique_ptr<PgQuery__ParseResult, UnpackedDeleter> tree(pg_query__parse_result__unpack(
+      nullptr, result->parse_tree.len, reinterpret_cast<const uint8_t*>(result->parse_tree.data)));
+  if (!tree) return std::unexpected(MakeError("XX000", "could not decode the parse tree"));
+  Transformer transformer(*source);
+  std::vector<Statement> statements;
+  for (size_t i = 0; i < tree->n_stmts; ++i) {
+    const PgQuery__RawStmt* raw = tree->stmts[i];
+    if (raw->stmt == nullptr) continue;
+    auto node = transformer.TransformStatement(*raw->stmt);
+    statements.push_back(Statement{node ? std::move(*node) : StatementNode(UnsupportedStmt{node.error()}), source,
+                                   transformer.TakeWarnings()});
+  }
+  return statements;
+}
+
+std::string_view LastName(PgQuery__Node** names, size_t n) {
+  if (n == 0 || names[n - 1]->node_case != PG_QUERY__NODE__NODE_STRING) return {};
+  return names[n - 1]->string->sval;
+}
+
+Error Transformer::ErrorAt(std::string sqlstate, std::string message, int location) const {
+  Error e = MakeError(std::move(sqlstate), std::move(message));
+  e.position = CharPosition(source_, location);
+  return e;
+}
+
+Error Transformer::NotSupported(std::string_view what, int location) const {
+  return ErrorAt("0A000", fmt::format("{} is not supported yet", what), location);
+}
+
+std::expected<StatementNode, Error> Transformer::TransformStatement(const PgQuery__Node& node) {
+  switch (node.node_case) {
+    case PG_QUERY__NODE__NODE_SELECT_STMT: {
+      auto select = TransformSelect(*node.select_stmt);
+      if (!select) return std::unexpected(select.error());
+      return std::move(*select);
+    }
+    case PG_QUERY__NODE__NODE_VARIABLE_SET_STMT:
+      return TransformSet(*node.variable_set_stmt);
+    case PG_QUERY__NODE__NODE_VARIABLE_SHOW_STMT:
+      return TransformShow(*node.variable_show_stmt);
+    case PG_QUERY__NODE__NODE_TRANSACTION_STMT:
+      return TransformTransaction(*node.transaction_stmt);
+    case PG_QUERY__NODE__NODE_COPY_STMT: {
+      auto copy = TransformCopy(*node.copy_stmt);
+      if (!copy) return std::unexpected(copy.error());
+      return std::move(*copy);
+    }
+    default:
+      break;
+  }
+  // Name the statement as PostgreSQL's command tag would.
+  static constexpr std::pair<PgQuery__Node__NodeCase, std::string_view> kNames[] = {
+      {PG_QUERY__NODE__NODE_CREATE_STMT, "CREATE TABLE"},
+      {PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT, "CREATE TABLE AS"},
+      {PG_QUERY__NODE__NODE_INSERT_STMT, "INSERT"},
+      {PG_QUERY__NODE__NODE_UPDATE_STMT, "UPDATE"},
+      {PG_QUERY__NODE__NODE_DELETE_STMT, "DELETE"},
+      {PG_QUERY__NODE__NODE_EXPLAIN_STMT, "EXPLAIN"},
+      {PG_QUERY__NODE__NODE_INDEX_STMT, "CREATE INDEX"},
+      {PG_QUERY__NODE__NODE_DROP_STMT, "DROP"},
+      {PG_QUERY__NODE__NODE_ALTER_TABLE_STMT, "ALTER TABLE"},
+      {PG_QUERY__NODE__NODE_TRUNCATE_STMT, "TRUNCATE TABLE"},
+      {PG_QUERY__NODE__NODE_VIEW_STMT, "CREATE VIEW"},
+      {PG_QUERY__NODE__NODE_CREATEDB_STMT, "CREATE DATABASE"},
+      {PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT, "CREATE SCHEMA"},
+      {PG_QUERY__NODE__NODE_CREATE_SEQ_STMT, "CREATE SEQUENCE"},
+      {PG_QUERY__NODE__NODE_CREATE_FUNCTION_STMT, "CREATE FUNCTION"},
+      {PG_QUERY__NODE__NODE_CREATE_ROLE_STMT, "CREATE ROLE"},
+      {PG_QUERY__NODE__NODE_GRANT_STMT, "GRANT"},
+      {PG_QUERY__NODE__NODE_PREPARE_STMT, "PREPARE"},
+      {PG_QUERY__NODE__NODE_EXECUTE_STMT, "EXECUTE"},
+      {PG_QUERY__NODE__NODE_DEALLOCATE_STMT, "DEALLOCATE"},
+      {PG_QUERY__NODE__NODE_DECLARE_CURSOR_STMT, "DECLARE CURSOR"},
+      {PG_QUERY__NODE__NODE_FETCH_STMT, "FETCH"},
+      {PG_QUERY__NODE__NODE_CLOSE_PORTAL_STMT, "CLOSE CURSOR"},
+      {PG_QUERY__NODE__NODE_LOCK_STMT, "LOCK TABLE"},
+      {PG_QUERY__NODE__NODE_VACUUM_STMT, "VACUUM"},
+      {PG_QUERY__NODE__NODE_LISTEN_STMT, "LISTEN"},
+      {PG_QUERY__NODE__NODE_NOTIFY_STMT, "NOTIFY"},
+      {PG_QUERY__NODE__NODE_UNLISTEN_STMT, "UNLISTEN"},
+      {PG_QUERY__NODE__NODE_DISCARD_STMT, "DISCARD"},
+      {PG_QUERY__NODE__NODE_DO_STMT, "DO"},
+      {PG_QUERY__NODE__NODE_CHECK_POINT_STMT, "CHECKPOINT"},
+      {PG_QUERY__NODE__NODE_CALL_STMT, "CALL"},
+  };
+  for (const auto& [node_case, name] : kNames) {
+    if (node.node_case == node_case) return std::unexpected(NotSupported(name));
+  }
+  return std::unexpected(NotSupported("this statement"));
+}
+
+}  // namespace farmdb::sql

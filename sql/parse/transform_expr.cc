@@ -1,0 +1,280 @@
+// Expressions: PostgreSQL raw expression nodes -> farmdb Expr.
+#include <charconv>
+#include <fmt/format.h>
+
+#include "sql/parse/transform.h"
+#include "sql/types/cast.h"
+#include "sql/types/datetime.h"
+
+namespace farmdb::sql {
+namespace {
+
+ExprPtr Make(ExprKind kind, int location) {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->location = location;
+  return e;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// FigureColnameInternal: returns the strength of the name found (0 none, 1 weak, 2 strong).
+int FigureName(const PgQuery__Node* node, std::string& name) {
+  if (node == nullptr) return 0;
+  switch (node->node_case) {
+    case PG_QUERY__NODE__NODE_COLUMN_REF: {
+      std::string_view last = LastName(node->column_ref->fields, node->column_ref->n_fields);
+      if (last.empty()) return 0;
+      name = last;
+      return 2;
+    }
+    case PG_QUERY__NODE__NODE_FUNC_CALL:
+      name = LastName(node->func_call->funcname, node->func_call->n_funcname);
+      return 2;
+    case PG_QUERY__NODE__NODE_A_EXPR:
+      if (node->a_expr->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NULLIF) {
+        name = "nullif";
+        return 2;
+      }
+      return 0;
+    case PG_QUERY__NODE__NODE_TYPE_CAST: {
+      int strength = FigureName(node->type_cast->arg, name);
+      if (strength <= 1 && node->type_cast->type_name != nullptr) {
+        const PgQuery__TypeName* t = node->type_cast->type_name;
+        name = LastName(t->names, t->n_names);
+        return 1;
+      }
+      return strength;
+    }
+    case PG_QUERY__NODE__NODE_CASE_EXPR: {
+      int strength = FigureName(node->case_expr->defresult, name);
+      if (strength <= 1) {
+        name = "case";
+        return 1;
+      }
+      return strength;
+    }
+    case PG_QUERY__NODE__NODE_COALESCE_EXPR:
+      name = "coalesce";
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+std::string FigureColumnName(const PgQuery__Node* node) {
+  std::string name;
+  if (FigureName(node, name) == 0) return "?column?";
+  return name;
+}
+
+std::expected<ExprPtr, Error> Transformer::TransformConst(const PgQuery__AConst& node) {
+  if (node.isnull) return Make(ExprKind::kNull, node.location);
+  switch (node.val_case) {
+    case PG_QUERY__A__CONST__VAL_IVAL: {
+      ExprPtr e = Make(ExprKind::kInteger, node.location);
+      e->int_value = node.ival->ival;
+      return e;
+    }
+    case PG_QUERY__A__CONST__VAL_FVAL: {
+      // make_const: an integer literal too big for int4 arrives as a "float"; it is int4/int8
+      // when it fits in int64, else numeric.
+      std::string_view text = node.fval->fval;
+      int64_t v = 0;
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec == std::errc() && ptr == text.data() + text.size()) {
+        ExprPtr e = Make(ExprKind::kInteger, node.location);
+        e->int_value = v;
+        return e;
+      }
+      ExprPtr e = Make(ExprKind::kNumeric, node.location);
+      e->text = text;
+      return e;
+    }
+    case PG_QUERY__A__CONST__VAL_BOOLVAL: {
+      ExprPtr e = Make(ExprKind::kBool, node.location);
+      e->bool_value = node.boolval->boolval;
+      return e;
+    }
+    case PG_QUERY__A__CONST__VAL_SVAL: {
+      ExprPtr e = Make(ExprKind::kString, node.location);
+      e->text = node.sval->sval;
+      return e;
+    }
+    default:
+      return std::unexpected(NotSupported("bit string literals", node.location));
+  }
+}
+
+std::expected<ExprPtr, Error> Transformer::TransformList(ExprKind kind, PgQuery__Node** items, size_t n, int location) {
+  ExprPtr e = Make(kind, location);
+  for (size_t i = 0; i < n; ++i) {
+    auto arg = TransformExpr(*items[i]);
+    if (!arg) return std::unexpected(arg.error());
+    e->args.push_back(std::move(*arg));
+  }
+  return e;
+}
+
+std::expected<ExprPtr, Error> Transformer::TransformAExpr(const PgQuery__AExpr& node) {
+  PgQuery__Node* operands[2] = {node.lexpr, node.rexpr};
+  switch (node.kind) {
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP: {
+      ExprPtr e = Make(ExprKind::kOperator, node.location);
+      e->text = LastName(node.name, node.n_name);
+      for (PgQuery__Node* operand : operands) {
+        if (operand == nullptr) continue;
+        auto arg = TransformExpr(*operand);
+        if (!arg) return std::unexpected(arg.error());
+        e->args.push_back(std::move(*arg));
+      }
+      return e;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NULLIF:
+      return TransformList(ExprKind::kNullIf, operands, 2, node.location);
+    case PG_QUERY__A__EXPR__KIND__AEXPR_DISTINCT:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_DISTINCT:
+      return std::unexpected(NotSupported("IS DISTINCT FROM", node.location));
+    case PG_QUERY__A__EXPR__KIND__AEXPR_IN:
+      return std::unexpected(NotSupported("IN (...)", node.location));
+    case PG_QUERY__A__EXPR__KIND__AEXPR_LIKE:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_ILIKE:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_SIMILAR:
+      return std::unexpected(NotSupported("pattern matching", node.location));
+    default:
+      return std::unexpected(NotSupported("this operator form", node.location));
+  }
+}
+
+std::expected<ExprPtr, Error> Transformer::TransformFuncCall(const PgQuery__FuncCall& node) {
+  if (node.agg_star || node.agg_distinct || node.over != nullptr || node.n_agg_order > 0 ||
+      node.agg_filter != nullptr || node.func_variadic) {
+    return std::unexpected(NotSupported("aggregate and window function syntax", node.location));
+  }
+  auto e = TransformList(ExprKind::kFunction, node.args, node.n_args, node.location);
+  if (!e) return e;
+  (*e)->text = Lower(LastName(node.funcname, node.n_funcname));
+  if (node.n_funcname == 2 && Lower(node.funcname[0]->string->sval) != "pg_catalog") {
+    return std::unexpected(ErrorAt("3F000", fmt::format("schema \"{}\" does not exist", node.funcname[0]->string->sval),
+                                   node.location));
+  }
+  return e;
+}
+
+std::expected<ExprPtr, Error> Transformer::TransformCase(const PgQuery__CaseExpr& node) {
+  ExprPtr e = Make(ExprKind::kCase, node.location);
+  auto add = [&](const PgQuery__Node* n) -> std::expected<void, Error> {
+    auto arg = TransformExpr(*n);
+    if (!arg) return std::unexpected(arg.error());
+    e->args.push_back(std::move(*arg));
+    return {};
+  };
+  if (node.arg != nullptr) {
+    e->has_operand = true;
+    if (auto r = add(node.arg); !r) return std::unexpected(r.error());
+  }
+  for (size_t i = 0; i < node.n_args; ++i) {
+    const PgQuery__CaseWhen* when = node.args[i]->case_when;
+    if (auto r = add(when->expr); !r) return std::unexpected(r.error());
+    if (auto r = add(when->result); !r) return std::unexpected(r.error());
+  }
+  if (node.defresult != nullptr) {
+    e->has_else = true;
+    if (auto r = add(node.defresult); !r) return std::unexpected(r.error());
+  }
+  return e;
+}
+
+std::expected<ExprPtr, Error> Transformer::TransformTypeCast(const PgQuery__TypeCast& node) {
+  const PgQuery__TypeName* type = node.type_name;
+  if (type->n_array_bounds > 0) return std::unexpected(NotSupported("array types", type->location));
+  std::string_view name = LastName(type->names, type->n_names);
+  auto id = TypeFromName(name);
+  if (!id || *id == TypeId::kUnknown) {
+    return std::unexpected(ErrorAt("42704", fmt::format("type \"{}\" does not exist", name), type->location));
+  }
+  auto arg = TransformExpr(*node.arg);
+  if (!arg) return arg;
+  ExprPtr e = Make(ExprKind::kCast, node.location);
+  e->cast_type = *id;
+  if (type->n_typmods > 0) {
+    std::vector<int64_t> mods;
+    for (size_t i = 0; i < type->n_typmods; ++i) {
+      const PgQuery__Node* mod = type->typmods[i];
+      if (mod->node_case != PG_QUERY__NODE__NODE_A_CONST || mod->a_const->val_case != PG_QUERY__A__CONST__VAL_IVAL) {
+        return std::unexpected(ErrorAt("42601", "type modifiers must be simple constants or identifiers", type->location));
+      }
+      mods.push_back(mod->a_const->ival->ival);
+    }
+    auto typmod = Typmod(*id, mods);
+    if (!typmod) return std::unexpected(ErrorAt(typmod.error().sqlstate, typmod.error().message, type->location));
+    if (*id == TypeId::kTimestamp && mods[0] > kMaxTimestampPrecision) {
+      // anytimestamp_typmod_check's WARNING (its statement position has no Notice field).
+      Notice warning;
+      warning.severity = "WARNING";
+      warning.sqlstate = "22023";
+      warning.message = fmt::format("TIMESTAMP({}) precision reduced to maximum allowed, {}", mods[0], kMaxTimestampPrecision);
+      warnings_.push_back(std::move(warning));
+    }
+    e->typmod = *typmod;
+  }
+  e->args.push_back(std::move(*arg));
+  return e;
+}
+
+std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& node) {
+  switch (node.node_case) {
+    case PG_QUERY__NODE__NODE_A_CONST:
+      return TransformConst(*node.a_const);
+    case PG_QUERY__NODE__NODE_PARAM_REF: {
+      ExprPtr e = Make(ExprKind::kParam, node.param_ref->location);
+      e->param_number = node.param_ref->number;
+      return e;
+    }
+    case PG_QUERY__NODE__NODE_COLUMN_REF: {
+      const PgQuery__ColumnRef& ref = *node.column_ref;
+      if (ref.n_fields > 0 && ref.fields[ref.n_fields - 1]->node_case == PG_QUERY__NODE__NODE_A_STAR) {
+        return std::unexpected(ErrorAt("42601", "SELECT * with no tables specified is not valid", ref.location));
+      }
+      ExprPtr e = Make(ExprKind::kColumnRef, ref.location);
+      e->text = LastName(ref.fields, ref.n_fields);
+      return e;
+    }
+    case PG_QUERY__NODE__NODE_TYPE_CAST:
+      return TransformTypeCast(*node.type_cast);
+    case PG_QUERY__NODE__NODE_A_EXPR:
+      return TransformAExpr(*node.a_expr);
+    case PG_QUERY__NODE__NODE_BOOL_EXPR: {
+      const PgQuery__BoolExpr& b = *node.bool_expr;
+      ExprKind kind = b.boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR  ? ExprKind::kAnd
+                      : b.boolop == PG_QUERY__BOOL_EXPR_TYPE__OR_EXPR ? ExprKind::kOr
+                                                                      : ExprKind::kNot;
+      return TransformList(kind, b.args, b.n_args, b.location);
+    }
+    case PG_QUERY__NODE__NODE_NULL_TEST: {
+      const PgQuery__NullTest& t = *node.null_test;
+      ExprKind kind = t.nulltesttype == PG_QUERY__NULL_TEST_TYPE__IS_NULL ? ExprKind::kIsNull : ExprKind::kIsNotNull;
+      PgQuery__Node* arg[1] = {t.arg};
+      return TransformList(kind, arg, 1, t.location);
+    }
+    case PG_QUERY__NODE__NODE_CASE_EXPR:
+      return TransformCase(*node.case_expr);
+    case PG_QUERY__NODE__NODE_COALESCE_EXPR:
+      return TransformList(ExprKind::kCoalesce, node.coalesce_expr->args, node.coalesce_expr->n_args,
+                           node.coalesce_expr->location);
+    case PG_QUERY__NODE__NODE_FUNC_CALL:
+      return TransformFuncCall(*node.func_call);
+    case PG_QUERY__NODE__NODE_SUB_LINK:
+      return std::unexpected(NotSupported("subqueries", node.sub_link->location));
+    default:
+      return std::unexpected(NotSupported("this kind of expression"));
+  }
+}
+
+}  // namespace farmdb::sql

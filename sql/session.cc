@@ -1,0 +1,343 @@
+// The Engine and Session of session.h: statement flow through parse -> bind -> exec, the
+// transaction-block rules of the simple and extended protocols, portals and wire encoding.
+#include "sql/session.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "sql/bind/binder.h"
+#include "sql/exec/run_statement.h"
+#include "sql/exec/transaction_block.h"
+#include "sql/parse/ast.h"
+#include "sql/settings/settings.h"
+#include "sql/types/type_io.h"
+
+namespace farmdb::sql {
+
+Error MakeError(std::string sqlstate, std::string message) {
+  Error e;
+  e.sqlstate = std::move(sqlstate);
+  e.message = std::move(message);
+  return e;
+}
+
+namespace {
+
+constexpr int kMaxParams = 65535;
+
+class PreparedImpl final : public PreparedStatement {
+ public:
+  std::span<const Oid> ParameterTypes() const override { return param_oids; }
+  std::span<const Column> ResultColumns() const override { return columns; }
+
+  std::optional<Statement> statement;  // nullopt: the empty query
+  std::optional<BoundSelect> select;   // a SELECT, or the query of COPY (query) TO
+  std::vector<std::string> names;      // output column names
+  std::vector<TypeId> param_types;
+  std::vector<Oid> param_oids;
+  std::vector<Column> columns;
+};
+
+class PortalImpl final : public Portal {
+ public:
+  std::span<const Column> ResultColumns() const override { return columns; }
+
+  std::shared_ptr<const PreparedImpl> prepared;
+  std::vector<Value> params;
+  std::vector<Column> columns;
+  std::optional<StatementOutput> output;  // set by the first Execute
+  size_t next_row = 0;
+};
+
+bool IsTransactionExit(const PreparedImpl& p) {
+  if (!p.statement) return false;
+  const auto* txn = std::get_if<TransactionStmt>(&p.statement->node);
+  return txn != nullptr && (txn->kind == TransactionStmt::Kind::kCommit || txn->kind == TransactionStmt::Kind::kRollback);
+}
+
+Error AbortedBlock() {
+  return MakeError("25P02", "current transaction is aborted, commands ignored until end of transaction block");
+}
+
+// Applies Bind's format convention: none = all text, one = all, else one per item.
+std::optional<std::vector<Format>> ExpandFormats(std::span<const Format> formats, size_t n) {
+  if (formats.empty()) return std::vector<Format>(n, Format::kText);
+  if (formats.size() == 1) return std::vector<Format>(n, formats[0]);
+  if (formats.size() != n) return std::nullopt;
+  return std::vector<Format>(formats.begin(), formats.end());
+}
+
+class SessionImpl final : public Session {
+ public:
+  SessionImpl(Settings settings, CancelFlag* cancel)
+      : settings_(std::move(settings)), txn_(settings_), cancel_(cancel), reported_(settings_.Reported()) {}
+
+  std::vector<std::pair<std::string, std::string>> ReportedSettings() const override { return settings_.Reported(); }
+  TxnStatus Status() const override { return txn_.Status(); }
+  void Sync() override { txn_.EndImplicit(); }
+
+  std::expected<void, Error> SimpleQuery(std::string_view text, ResultSink& sink) override {
+    auto statements = Parse(text);
+    if (!statements) return Fail(statements.error(), sink);
+    if (statements->empty()) {
+      sink.EmptyQuery();
+      return {};
+    }
+    for (Statement& statement : *statements) {
+      // Parse analysis warns before the statement runs (or fails). The extended protocol's
+      // Prepare has no sink, so its analysis warnings are not sent.
+      for (const Notice& warning : statement.warnings) sink.Notice(warning);
+      auto prepared = Analyze(std::move(statement), {}, /*max_params=*/0);
+      if (!prepared) return Fail(prepared.error(), sink);
+      PortalImpl portal;
+      portal.prepared = *prepared;
+      portal.columns = (*prepared)->columns;
+      auto result = Run(portal, 0, sink, /*describe=*/true);
+      if (!result) return std::unexpected(result.error());
+      sink.CommandComplete(result->command_tag);
+    }
+    txn_.EndImplicit();
+    ReportChanges(sink);
+    return {};
+  }
+
+  std::expected<std::shared_ptr<const PreparedStatement>, Error> Prepare(std::string_view text,
+                                                                         std::span<const Oid> param_types) override {
+    auto statements = Parse(text);
+    if (!statements) return FailQuiet(statements.error());
+    if (statements->size() > 1) {
+      return FailQuiet(MakeError("42601", "cannot insert multiple commands into a prepared statement"));
+    }
+    if (statements->empty()) {
+      auto empty = std::make_shared<PreparedImpl>();
+      empty->param_oids.assign(param_types.begin(), param_types.end());
+      return empty;
+    }
+    auto prepared = Analyze(std::move(statements->front()), param_types, kMaxParams);
+    if (!prepared) return FailQuiet(prepared.error());
+    return *prepared;
+  }
+
+  std::expected<std::unique_ptr<Portal>, Error> Bind(std::shared_ptr<const PreparedStatement> statement,
+                                                     const BindParameters& params) override;
+
+  std::expected<ExecuteResult, Error> Execute(Portal& portal, int64_t max_rows, ResultSink& sink) override {
+    auto result = Run(static_cast<PortalImpl&>(portal), max_rows, sink, /*describe=*/false);
+    // PostgreSQL reports changed settings just before ReadyForQuery; Sync has no sink, so the
+    // extended protocol reports them at the end of each Execute instead.
+    if (result) ReportChanges(sink);
+    return result;
+  }
+
+ private:
+  std::expected<std::shared_ptr<PreparedImpl>, Error> Analyze(Statement statement, std::span<const Oid> param_oids,
+                                                              int max_params);
+  std::expected<ExecuteResult, Error> Run(PortalImpl& portal, int64_t max_rows, ResultSink& sink, bool describe);
+  std::expected<StatementOutput, Error> RunStatement(const PreparedImpl& prepared, ExecContext& ctx, ResultSink& sink);
+
+  // A failed statement: the transaction block records it, changed reported settings go out
+  // (the error ends the message, so this is where PostgreSQL's ReadyForQuery would follow).
+  std::unexpected<Error> Fail(Error e, ResultSink& sink) {
+    txn_.StatementFailed();
+    ReportChanges(sink);
+    return std::unexpected(std::move(e));
+  }
+  std::unexpected<Error> FailQuiet(Error e) {
+    txn_.StatementFailed();
+    return std::unexpected(std::move(e));
+  }
+
+  void ReportChanges(ResultSink& sink) {
+    auto now = settings_.Reported();
+    for (size_t i = 0; i < now.size(); ++i) {
+      if (now[i].second != reported_[i].second) sink.ParameterStatus(now[i].first, now[i].second);
+    }
+    reported_ = std::move(now);
+  }
+
+  Settings settings_;
+  TransactionBlock txn_;
+  CancelFlag* cancel_;
+  std::vector<std::pair<std::string, std::string>> reported_;  // as last sent to the client
+};
+
+std::expected<std::shared_ptr<PreparedImpl>, Error> SessionImpl::Analyze(Statement statement,
+                                                                         std::span<const Oid> param_oids,
+                                                                         int max_params) {
+  auto p = std::make_shared<PreparedImpl>();
+  for (Oid oid : param_oids) {
+    std::optional<TypeId> type = oid == 0 ? TypeId::kUnknown : TypeFromOid(oid);
+    if (!type) return std::unexpected(MakeError("0A000", fmt::format("parameters of type OID {} are not supported yet", oid)));
+    p->param_types.push_back(*type);
+  }
+  if (const auto* unsupported = std::get_if<UnsupportedStmt>(&statement.node)) return std::unexpected(unsupported->error);
+  if (txn_.state() == TransactionBlock::State::kFailed) {
+    const auto* t = std::get_if<TransactionStmt>(&statement.node);
+    if (t == nullptr || (t->kind != TransactionStmt::Kind::kCommit && t->kind != TransactionStmt::Kind::kRollback)) {
+      return std::unexpected(AbortedBlock());
+    }
+  }
+  TextOptions text_options = settings_.Text();
+  Binder binder(*statement.source, p->param_types, max_params, text_options);
+  const SelectStmt* select = std::get_if<SelectStmt>(&statement.node);
+  if (const auto* copy = std::get_if<CopyStmt>(&statement.node)) select = copy->query.get();
+  if (select != nullptr) {
+    auto bound = binder.BindSelect(*select);
+    if (!bound) return std::unexpected(bound.error());
+    p->names = bound->names;
+    p->select = std::move(*bound);
+  }
+  // Parameters no context typed are text, as for unknown-type literals.
+  for (TypeId& t : p->param_types) {
+    if (t == TypeId::kUnknown) t = TypeId::kText;
+    p->param_oids.push_back(Info(t).oid);
+  }
+  if (std::holds_alternative<SelectStmt>(statement.node)) {
+    for (size_t i = 0; i < p->names.size(); ++i) {
+      const BoundExpr& target = *p->select->targets[i];
+      const TypeInfo& info = Info(target.type);
+      p->columns.push_back(Column{p->names[i], info.oid, info.typlen, target.typmod});
+    }
+  } else if (const auto* show = std::get_if<ShowStmt>(&statement.node)) {
+    for (std::string& name : ShowColumnNames(*show, settings_)) {
+      p->columns.push_back(Column{std::move(name), Info(TypeId::kText).oid, Info(TypeId::kText).typlen});
+    }
+  }
+  p->statement = std::move(statement);
+  return p;
+}
+
+std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<const PreparedStatement> statement,
+                                                                const BindParameters& params) {
+  auto prepared = std::static_pointer_cast<const PreparedImpl>(statement);
+  if (txn_.state() == TransactionBlock::State::kFailed && !IsTransactionExit(*prepared)) return std::unexpected(AbortedBlock());
+  size_t n = prepared->param_types.size();
+  if (params.values.size() != n) {
+    return FailQuiet(MakeError("08P01", fmt::format("bind message supplies {} parameters, but prepared statement \"{}\" requires {}",
+                                                    params.values.size(), params.statement_name, n)));
+  }
+  auto formats = ExpandFormats(params.formats, n);
+  if (!formats) {
+    return FailQuiet(MakeError("08P01", fmt::format("bind message has {} parameter formats but {} parameters",
+                                                    params.formats.size(), n)));
+  }
+  auto portal = std::make_unique<PortalImpl>();
+  portal->prepared = prepared;
+  TextOptions text_options = settings_.Text();
+  for (size_t i = 0; i < n; ++i) {
+    TypeId type = prepared->param_types[i];
+    if (!params.values[i]) {
+      portal->params.push_back(Value::Null(type));
+      continue;
+    }
+    auto v = (*formats)[i] == Format::kBinary ? DecodeBinary(type, *params.values[i]) : ParseText(type, *params.values[i], text_options);
+    if (!v) {
+      Error e = v.error();
+      // Leftover bytes after a typreceive are the only failure Bind words itself
+      // (exec_bind_message); running short or invalid contents keep the receive's error.
+      if (e.message == kIncorrectBinaryFormat) e.message = fmt::format("{} in bind parameter {}", e.message, i + 1);
+      return FailQuiet(e);
+    }
+    portal->params.push_back(std::move(*v));
+  }
+  auto result_formats = ExpandFormats(params.result_formats, prepared->columns.size());
+  if (!result_formats) {
+    return FailQuiet(MakeError("08P01", fmt::format("bind message has {} result formats but query has {} columns",
+                                                    params.result_formats.size(), prepared->columns.size())));
+  }
+  portal->columns = prepared->columns;
+  for (size_t i = 0; i < portal->columns.size(); ++i) portal->columns[i].format = (*result_formats)[i];
+  return portal;
+}
+
+std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedImpl& p, ExecContext& ctx, ResultSink& sink) {
+  const StatementNode& node = p.statement->node;
+  if (std::holds_alternative<SelectStmt>(node)) {
+    txn_.NoteQuery();
+    return RunSelect(*p.select, ctx);
+  }
+  if (const auto* set = std::get_if<SetStmt>(&node)) return RunSet(*set, settings_, txn_, sink);
+  if (const auto* show = std::get_if<ShowStmt>(&node)) return RunShow(*show, settings_);
+  if (const auto* txn = std::get_if<TransactionStmt>(&node)) return RunTransaction(*txn, settings_, txn_, sink);
+  if (const auto* copy = std::get_if<CopyStmt>(&node)) {
+    txn_.NoteQuery();
+    return RunCopy(*copy, p.select ? &*p.select : nullptr, p.names, ctx, sink);
+  }
+  return std::unexpected(std::get<UnsupportedStmt>(node).error);
+}
+
+std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t max_rows, ResultSink& sink, bool describe) {
+  const PreparedImpl& p = *portal.prepared;
+  if (!p.statement) {
+    ExecuteResult empty;
+    empty.empty_query = true;
+    return empty;
+  }
+  if (!portal.output) {
+    if (txn_.state() == TransactionBlock::State::kFailed && !IsTransactionExit(p)) return Fail(AbortedBlock(), sink);
+    txn_.StartStatement();
+    if (cancel_ != nullptr) cancel_->Clear();
+    ExecContext ctx{portal.params, settings_, cancel_, std::chrono::steady_clock::time_point::max(),
+                    settings_.Text()};
+    if (int64_t timeout = settings_.StatementTimeoutMs(); timeout > 0) {
+      ctx.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
+    }
+    auto output = RunStatement(p, ctx, sink);
+    if (!output) return Fail(output.error(), sink);
+    portal.output = std::move(*output);
+  }
+  if (describe && !portal.columns.empty()) sink.RowDescription(portal.columns);
+  TextOptions options = settings_.Text();
+  const auto& rows = portal.output->rows;
+  size_t end = max_rows > 0 ? std::min(rows.size(), portal.next_row + static_cast<size_t>(max_rows)) : rows.size();
+  size_t sent = end - portal.next_row;
+  std::vector<std::string> encoded;
+  std::vector<WireValue> wire;
+  for (; portal.next_row < end; ++portal.next_row) {
+    const std::vector<Value>& row = rows[portal.next_row];
+    encoded.assign(row.size(), std::string());
+    wire.assign(row.size(), std::nullopt);
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (row[i].IsNull()) continue;
+      encoded[i] = portal.columns[i].format == Format::kBinary ? EncodeBinary(row[i]) : FormatText(row[i], options);
+      wire[i] = encoded[i];
+    }
+    sink.DataRow(wire);
+  }
+  ExecuteResult result;
+  // As PostgreSQL's PortalRunSelect: a limited Execute that sent its full quota leaves the
+  // portal suspended even when no rows remain; the next Execute completes it ("SELECT 0").
+  if (max_rows > 0 && sent == static_cast<size_t>(max_rows)) {
+    result.suspended = true;
+    return result;
+  }
+  result.command_tag = portal.output->counts_rows ? fmt::format("{} {}", portal.output->tag, sent) : portal.output->tag;
+  return result;
+}
+
+class EngineImpl final : public Engine {
+ public:
+  explicit EngineImpl(EngineOptions options) : options_(std::move(options)) {}
+
+  std::expected<std::unique_ptr<Session>, Error> NewSession(SessionOptions options) override {
+    auto fatal = [](Error e) {
+      e.severity = Error::Severity::kFatal;
+      return std::unexpected(std::move(e));
+    };
+    if (std::ranges::find(options_.databases, options.database) == options_.databases.end()) {
+      return fatal(MakeError("3D000", fmt::format("database \"{}\" does not exist", options.database)));
+    }
+    auto settings = Settings::Create(options);
+    if (!settings) return fatal(settings.error());
+    return std::make_unique<SessionImpl>(std::move(*settings), options.cancel);
+  }
+
+ private:
+  EngineOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> NewEngine(EngineOptions options) { return std::make_unique<EngineImpl>(std::move(options)); }
+
+}  // namespace farmdb::sql

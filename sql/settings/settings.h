@@ -1,0 +1,78 @@
+// Settings: one session's configuration values (PostgreSQL GUCs) with transactional semantics.
+//
+// Every statement runs inside a transaction (implicit or an explicit block); the session calls
+// BeginTransaction/EndTransaction around it. Within a transaction, SET changes the value and
+// the value that survives commit; SET LOCAL changes only the value, which commit reverts; abort
+// reverts both (guc.c's AtEOXact_GUC). Names with a dot that no definition claims are
+// placeholders (custom options), as in PostgreSQL.
+// Thread-safety: owned by one session; not thread-safe.
+#pragma once
+
+#include <expected>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sql/session.h"
+#include "sql/settings/setting_defs.h"
+#include "sql/types/type_io.h"
+
+namespace farmdb::sql {
+
+// One argument of SET as written: a string literal or a bare word/number.
+struct SetArg {
+  std::string text;
+  bool quoted = false;
+};
+
+class Settings {
+ public:
+  // Session defaults: the table's defaults, then the identity, then the startup parameters
+  // (any error is returned for the caller to make FATAL).
+  static std::expected<Settings, Error> Create(const SessionOptions& options);
+
+  // The current value, or 42704 for an unknown name (std::nullopt instead when missing_ok).
+  std::expected<std::optional<std::string>, Error> Get(std::string_view name, bool missing_ok) const;
+  // SHOW's column name for `name`: the canonical spelling, or the lower-cased placeholder name.
+  std::string DisplayName(std::string_view name) const;
+  // SET name = value (std::nullopt: DEFAULT). Requires an open transaction.
+  std::expected<void, Error> Set(std::string_view name, std::optional<std::string> value, bool is_local);
+  // Turns SET's argument list into one value (joining GUC_LIST_INPUT lists).
+  std::expected<std::string, Error> FlattenArgs(std::string_view name, std::span<const SetArg> args) const;
+  void ResetAll();
+
+  struct Row {
+    std::string name, setting, description;
+  };
+  std::vector<Row> All() const;  // SHOW ALL, sorted by name
+  std::vector<std::pair<std::string, std::string>> Reported() const;
+
+  void BeginTransaction(std::string isolation, bool read_only);
+  void EndTransaction(bool commit);
+
+  // The settings that shape text input and output of values.
+  TextOptions Text() const;
+  int64_t StatementTimeoutMs() const;
+
+ private:
+  struct Entry {
+    const SettingDef* def = nullptr;  // nullptr: a placeholder
+    std::string value;
+    std::string reset_value;  // the session default (RESET)
+  };
+  struct Saved {
+    std::string before;   // value at transaction start (abort restores it)
+    std::string session;  // value that survives commit (SET LOCAL leaves it alone)
+  };
+
+  Entry* Find(std::string_view name);
+  const Entry* Find(std::string_view name) const;
+  const std::string& ValueOf(std::string_view canonical_name) const;
+
+  std::map<std::string, Entry> entries_;  // by lower-cased name
+  std::map<std::string, Saved> touched_;  // entries changed in the current transaction
+};
+
+}  // namespace farmdb::sql

@@ -1,0 +1,195 @@
+#include "sql/types/cast.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "sql/types/datetime.h"
+
+namespace farmdb::sql {
+namespace {
+
+bool IsTextLike(TypeId t) { return IsString(t) || t == TypeId::kUnknown; }
+
+bool IsFloat(TypeId t) { return t == TypeId::kFloat4 || t == TypeId::kFloat8; }
+
+std::expected<Value, Error> FloatToInt(double v, TypeId target) {
+  double r = std::nearbyint(v);  // rint(): half to even, as float8_int4
+  if (std::isnan(r) || r < -9.3e18 || r > 9.3e18) return std::unexpected(IntOutOfRange(target));
+  if (r < -9223372036854775808.0 || r >= 9223372036854775808.0) {
+    return std::unexpected(IntOutOfRange(target));
+  }
+  return CheckedInt(target, static_cast<int64_t>(r));
+}
+
+}  // namespace
+
+Error IntOutOfRange(TypeId type) {
+  return MakeError("22003", fmt::format("{} out of range", Info(type).sql_name));
+}
+
+std::expected<Value, Error> CheckedInt(TypeId type, int64_t value) {
+  bool ok = type == TypeId::kInt2   ? value >= INT16_MIN && value <= INT16_MAX
+            : type == TypeId::kInt4 ? value >= INT32_MIN && value <= INT32_MAX
+                                    : true;
+  if (!ok) return std::unexpected(IntOutOfRange(type));
+  return Value::Int(type, value);
+}
+
+bool CanCast(TypeId from, TypeId to) {
+  if (from == to || IsTextLike(from) || IsString(to)) return true;
+  if (IsNumeric(from) && IsNumeric(to)) return true;
+  if ((from == TypeId::kBool && to == TypeId::kInt4) || (from == TypeId::kInt4 && to == TypeId::kBool)) {
+    return true;
+  }
+  return (from == TypeId::kDate && to == TypeId::kTimestamp) ||
+         (from == TypeId::kTimestamp && to == TypeId::kDate);
+}
+
+std::expected<Value, Error> Cast(const Value& value, TypeId target, const TextOptions& options) {
+  TypeId from = value.type;
+  if (!CanCast(from, target)) {
+    return std::unexpected(MakeError("42846", fmt::format("cannot cast type {} to {}", Info(from).sql_name,
+                                                          Info(target).sql_name)));
+  }
+  if (value.IsNull()) return Value::Null(target);
+  if (from == target) return value;
+  if (IsString(target)) {
+    // bool's cast to text spells the word out (booltext), unlike boolout's t/f.
+    std::string text = IsTextLike(from)          ? value.AsString()
+                       : from == TypeId::kBool ? (value.AsBool() ? "true" : "false")
+                                               : FormatText(value, options);
+    return ParseText(target, text, options);  // name truncates; text/varchar keep it whole
+  }
+  if (IsTextLike(from)) return ParseText(target, value.AsString(), options);
+  if (IsInteger(from)) {
+    int64_t v = value.AsInt();
+    if (IsInteger(target)) return CheckedInt(target, v);
+    if (target == TypeId::kFloat4) return Value::Float(target, static_cast<float>(v));
+    if (target == TypeId::kFloat8) return Value::Float(target, static_cast<double>(v));
+    if (target == TypeId::kNumeric) return Value::Num(Numeric::FromInt(v));
+    if (target == TypeId::kBool) return Value::Bool(v != 0);
+  }
+  if (IsFloat(from)) {
+    double v = value.AsFloat();
+    if (IsInteger(target)) return FloatToInt(v, target);
+    if (target == TypeId::kFloat8) return Value::Float(target, v);
+    if (target == TypeId::kFloat4) {
+      float f = static_cast<float>(v);
+      if (std::isinf(f) && !std::isinf(v)) return std::unexpected(MakeError("22003", "value out of range: overflow"));
+      if (f == 0 && v != 0) return std::unexpected(MakeError("22003", "value out of range: underflow"));
+      return Value::Float(target, f);
+    }
+    if (target == TypeId::kNumeric) {
+      if (std::isnan(v)) return Value::Num(Numeric::NaN());
+      if (std::isinf(v)) return std::unexpected(MakeError("0A000", "cannot convert infinity to numeric"));
+      // float8_numeric / float4_numeric print DBL_DIG / FLT_DIG significant digits.
+      auto n = Numeric::Parse(fmt::format("{:.{}g}", v, from == TypeId::kFloat4 ? 6 : 15));
+      if (!n) return std::unexpected(n.error());
+      return Value::Num(std::move(*n));
+    }
+  }
+  if (from == TypeId::kNumeric) {
+    const Numeric& n = value.AsNumeric();
+    if (IsInteger(target)) {
+      if (n.IsNaN()) {
+        return std::unexpected(MakeError("0A000", fmt::format("cannot convert NaN to {}", Info(target).sql_name)));
+      }
+      auto v = n.ToInt64();
+      if (!v) return std::unexpected(IntOutOfRange(target));
+      return CheckedInt(target, *v);
+    }
+    if (IsFloat(target)) {
+      double d = n.ToDouble();
+      return Value::Float(target, target == TypeId::kFloat4 ? static_cast<float>(d) : d);
+    }
+  }
+  if (from == TypeId::kBool && target == TypeId::kInt4) return Value::Int(target, value.AsBool() ? 1 : 0);
+  if (from == TypeId::kDate && target == TypeId::kTimestamp) {
+    int64_t d = value.AsInt();
+    if (d == kDatePosInfinity) return Value::Int(target, kTimestampPosInfinity);
+    if (d == kDateNegInfinity) return Value::Int(target, kTimestampNegInfinity);
+    if (!IsValidTimestamp(d * kMicrosPerDay)) return std::unexpected(MakeError("22008", "date out of range for timestamp"));
+    return Value::Int(target, d * kMicrosPerDay);
+  }
+  if (from == TypeId::kTimestamp && target == TypeId::kDate) {
+    int64_t t = value.AsInt();
+    if (t == kTimestampPosInfinity) return Value::Int(target, kDatePosInfinity);
+    if (t == kTimestampNegInfinity) return Value::Int(target, kDateNegInfinity);
+    int64_t days = t / kMicrosPerDay - (t % kMicrosPerDay < 0 ? 1 : 0);
+    return Value::Int(target, days);
+  }
+  return std::unexpected(MakeError("42846", fmt::format("cannot cast type {} to {}", Info(from).sql_name,
+                                                        Info(target).sql_name)));
+}
+
+std::expected<int32_t, Error> Typmod(TypeId type, std::span<const int64_t> mods) {
+  constexpr int32_t kVarHeader = 4;  // VARHDRSZ, which PostgreSQL adds to every typmod
+  if (type == TypeId::kNumeric && mods.size() <= 2) {
+    int64_t precision = mods[0];
+    int64_t scale = mods.size() == 2 ? mods[1] : 0;
+    if (precision < 1 || precision > 1000) {
+      return std::unexpected(MakeError("22023", fmt::format("NUMERIC precision {} must be between 1 and 1000", precision)));
+    }
+    if (scale < 0 || scale > precision) {
+      return std::unexpected(MakeError("22023", fmt::format("NUMERIC scale {} must be between 0 and precision {}", scale, precision)));
+    }
+    return static_cast<int32_t>((precision << 16) | scale) + kVarHeader;
+  }
+  if (type == TypeId::kVarchar && mods.size() == 1) {
+    if (mods[0] < 1) return std::unexpected(MakeError("22023", "length for type varchar must be at least 1"));
+    if (mods[0] > 10485760) return std::unexpected(MakeError("22023", "length for type varchar cannot exceed 10485760"));
+    return static_cast<int32_t>(mods[0]) + kVarHeader;
+  }
+  if (type == TypeId::kTimestamp && mods.size() == 1) {
+    // anytimestamp_typmodin: the typmod is the precision itself; above 6 it is reduced (the
+    // caller issues PostgreSQL's WARNING).
+    if (mods[0] < 0) {
+      return std::unexpected(MakeError("22023", fmt::format("TIMESTAMP({}) precision must not be negative", mods[0])));
+    }
+    return static_cast<int32_t>(std::min<int64_t>(mods[0], kMaxTimestampPrecision));
+  }
+  if (type == TypeId::kNumeric || type == TypeId::kVarchar || type == TypeId::kTimestamp) {
+    return std::unexpected(MakeError("22023", fmt::format("invalid type modifier")));
+  }
+  return std::unexpected(MakeError("42601", fmt::format("type modifier is not allowed for type \"{}\"", Info(type).name)));
+}
+
+std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod) {
+  if (value.IsNull() || typmod < 0) return value;
+  if (value.type == TypeId::kTimestamp) {
+    auto rounded = RoundTimestamp(value.AsInt(), typmod);
+    if (!rounded) return std::unexpected(rounded.error());
+    return Value::Int(TypeId::kTimestamp, *rounded);
+  }
+  if (typmod < 4) return value;
+  int32_t mod = typmod - 4;
+  if (value.type == TypeId::kVarchar) {
+    const std::string& s = value.AsString();
+    size_t chars = 0, i = 0;
+    for (; i < s.size(); ++i) {
+      if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && chars++ == static_cast<size_t>(mod)) break;
+    }
+    return Value::Str(TypeId::kVarchar, s.substr(0, i));
+  }
+  if (value.type == TypeId::kNumeric && !value.AsNumeric().IsNaN()) {
+    int precision = mod >> 16, scale = mod & 0xffff;
+    Numeric rounded = value.AsNumeric().Round(scale);
+    // Digits left of the point may not exceed precision - scale.
+    std::string text = rounded.Abs().ToString();
+    size_t point = text.find('.');
+    std::string integer = text.substr(0, point);
+    int int_digits = integer == "0" ? 0 : static_cast<int>(integer.size());
+    int max_digits = precision - scale;
+    if (int_digits > max_digits) {
+      Error e = MakeError("22003", "numeric field overflow");
+      e.detail = fmt::format("A field with precision {}, scale {} must round to an absolute value less than {}{}.",
+                             precision, scale, max_digits ? "10^" : "", max_digits ? max_digits : 1);
+      return std::unexpected(e);
+    }
+    return Value::Num(std::move(rounded));
+  }
+  return value;
+}
+
+}  // namespace farmdb::sql

@@ -1,0 +1,132 @@
+#include "sql/types/datetime.h"
+
+#include <gtest/gtest.h>
+
+namespace farmdb::sql {
+namespace {
+
+constexpr DateStyle kIsoMdy{};
+constexpr DateStyle kIsoDmy{DateOutputStyle::kIso, DateOrder::kDmy};
+
+int64_t Ts(std::string_view text, DateOrder order = DateOrder::kMdy) {
+  auto t = ParseTimestamp(text, order);
+  EXPECT_TRUE(t.has_value()) << text << ": " << (t ? "" : t.error().message);
+  return t.value_or(0);
+}
+
+std::string Date(std::string_view text, DateOrder order) {
+  auto d = ParseDate(text, order);
+  if (!d) return d.error().sqlstate + " " + d.error().message;
+  return FormatDate(*d, kIsoMdy);
+}
+
+// check_datestyle's parsing and canonical names, as PostgreSQL 15 shows them.
+TEST(TypeIoDateTimeTest, DateStyleSetting) {
+  auto parse = [](std::string_view v, DateStyle current = {}) {
+    auto s = ParseDateStyle(v, current, DateStyle{});
+    return s ? DateStyleName(*s) : "error: " + s.error();
+  };
+  EXPECT_EQ(parse("German"), "German, DMY");
+  EXPECT_EQ(parse("SQL, DMY"), "SQL, DMY");
+  EXPECT_EQ(parse("German, MDY"), "German, MDY");
+  EXPECT_EQ(parse("YMD"), "ISO, YMD");
+  EXPECT_EQ(parse("Postgres", {DateOutputStyle::kIso, DateOrder::kYmd}), "Postgres, YMD");
+  EXPECT_EQ(parse("euro"), "ISO, DMY");
+  EXPECT_EQ(parse("postgresxyz, noneuropean"), "Postgres, MDY");
+  EXPECT_EQ(parse(" \"iso\" , dmy "), "ISO, DMY");
+  EXPECT_EQ(parse("DEFAULT, sql", {DateOutputStyle::kGerman, DateOrder::kDmy}), "SQL, MDY");
+  EXPECT_EQ(parse("", {DateOutputStyle::kSql, DateOrder::kDmy}), "SQL, DMY");
+  EXPECT_EQ(parse("SQL DMY"), "error: List syntax is invalid.");
+  EXPECT_EQ(parse("sql,"), "error: List syntax is invalid.");
+  EXPECT_EQ(parse("foo"), "error: Unrecognized key word: \"foo\".");
+  EXPECT_EQ(parse("ISO, SQL"), "error: Conflicting \"datestyle\" specifications.");
+  EXPECT_EQ(parse("DMY, MDY"), "error: Conflicting \"datestyle\" specifications.");
+}
+
+// EncodeDateOnly / EncodeDateTime in every style and order (outputs taken from PostgreSQL 15).
+TEST(TypeIoDateTimeTest, OutputStyles) {
+  int64_t ts = Ts("2024-02-29 13:14:15.5");
+  int64_t day = ts / kMicrosPerDay;
+  struct Case {
+    DateStyle style;
+    std::string date, timestamp;
+  };
+  for (const Case& c : {
+           Case{kIsoMdy, "2024-02-29", "2024-02-29 13:14:15.5"},
+           Case{kIsoDmy, "2024-02-29", "2024-02-29 13:14:15.5"},
+           Case{{DateOutputStyle::kSql, DateOrder::kMdy}, "02/29/2024", "02/29/2024 13:14:15.5"},
+           Case{{DateOutputStyle::kSql, DateOrder::kDmy}, "29/02/2024", "29/02/2024 13:14:15.5"},
+           Case{{DateOutputStyle::kGerman, DateOrder::kDmy}, "29.02.2024", "29.02.2024 13:14:15.5"},
+           Case{{DateOutputStyle::kPostgres, DateOrder::kMdy}, "02-29-2024", "Thu Feb 29 13:14:15.5 2024"},
+           Case{{DateOutputStyle::kPostgres, DateOrder::kDmy}, "29-02-2024", "Thu 29 Feb 13:14:15.5 2024"},
+           Case{{DateOutputStyle::kPostgres, DateOrder::kYmd}, "02-29-2024", "Thu Feb 29 13:14:15.5 2024"},
+       }) {
+    EXPECT_EQ(FormatDate(day, c.style), c.date) << DateStyleName(c.style);
+    EXPECT_EQ(FormatTimestamp(ts, c.style), c.timestamp) << DateStyleName(c.style);
+  }
+  DateStyle postgres{DateOutputStyle::kPostgres, DateOrder::kMdy};
+  EXPECT_EQ(FormatTimestamp(Ts("0044-03-15 12:00 BC"), postgres), "Fri Mar 15 12:00:00 0044 BC");
+  EXPECT_EQ(FormatDate(ParseDate("0044-03-15 BC", DateOrder::kMdy).value(), {DateOutputStyle::kGerman}), "15.03.0044 BC");
+  EXPECT_EQ(FormatTimestamp(kTimestampPosInfinity, postgres), "infinity");
+}
+
+// DecodeDateTime under each field order (results checked on PostgreSQL 15).
+TEST(TypeIoDateTimeTest, InputFollowsFieldOrder) {
+  EXPECT_EQ(Date("01/02/2024", DateOrder::kMdy), "2024-01-02");
+  EXPECT_EQ(Date("01/02/2024", DateOrder::kDmy), "2024-02-01");
+  EXPECT_EQ(Date("01/02/03", DateOrder::kYmd), "2001-02-03");
+  EXPECT_EQ(Date("2024-02-29", DateOrder::kDmy), "2024-02-29");
+  EXPECT_EQ(Date("2024/02/29", DateOrder::kMdy), "2024-02-29");
+  EXPECT_EQ(Date("29.02.2024", DateOrder::kDmy), "2024-02-29");
+  EXPECT_EQ(Date("02-29-2024", DateOrder::kMdy), "2024-02-29");
+  EXPECT_EQ(Date("Feb 29 2024", DateOrder::kDmy), "2024-02-29");
+  EXPECT_EQ(Date("February 29, 2024", DateOrder::kMdy), "2024-02-29");
+  EXPECT_EQ(Date("29 Feb 2024", DateOrder::kMdy), "2024-02-29");
+  EXPECT_EQ(Date("29-feb-2024", DateOrder::kYmd), "2024-02-29");
+  EXPECT_EQ(Date("2024-Feb-29", DateOrder::kMdy), "2024-02-29");
+  EXPECT_EQ(Date("Thu Feb 29 13:14:15 2024", DateOrder::kMdy), "2024-02-29");
+  EXPECT_EQ(Date("20240229", DateOrder::kMdy), "2024-02-29");
+  EXPECT_EQ(Date("1/2/99", DateOrder::kMdy), "1999-01-02");
+  EXPECT_EQ(Date("1/2/69", DateOrder::kMdy), "2069-01-02");
+  // Errors: month out of range hints at DateStyle; an impossible day does not.
+  EXPECT_EQ(Date("13/01/2024", DateOrder::kMdy), "22008 date/time field value out of range: \"13/01/2024\"");
+  EXPECT_EQ(ParseDate("13/01/2024", DateOrder::kMdy).error().hint, "Perhaps you need a different \"datestyle\" setting.");
+  EXPECT_EQ(Date("13/01/2024", DateOrder::kDmy), "2024-01-13");
+  EXPECT_EQ(ParseDate("02/30/2024", DateOrder::kMdy).error().hint, "");
+  EXPECT_EQ(Date("2024-02", DateOrder::kMdy), "22007 invalid input syntax for type date: \"2024-02\"");
+  EXPECT_EQ(Date("Foo 1 2024", DateOrder::kMdy), "22007 invalid input syntax for type date: \"Foo 1 2024\"");
+  EXPECT_EQ(Date("0000-01-01", DateOrder::kMdy), "22008 date/time field value out of range: \"0000-01-01\"");
+}
+
+TEST(TypeIoDateTimeTest, TimestampInputForms) {
+  int64_t expected = Ts("2024-02-29 13:14:15");
+  EXPECT_EQ(Ts("02/29/2024 13:14:15"), expected);
+  EXPECT_EQ(Ts("29/02/2024 13:14:15", DateOrder::kDmy), expected);
+  EXPECT_EQ(Ts("29.02.2024 13:14:15", DateOrder::kDmy), expected);
+  EXPECT_EQ(Ts("Thu Feb 29 13:14:15 2024"), expected);
+  EXPECT_EQ(Ts("Thu 29 Feb 13:14:15 2024", DateOrder::kDmy), expected);
+  EXPECT_EQ(Ts("2024-02-29T13:14:15"), expected);
+  EXPECT_EQ(Ts("2024-02-29 01:14:15 PM"), expected);
+  EXPECT_EQ(Ts("2024-02-29 13:14:15+02"), expected);  // the zone is ignored without time zone
+  EXPECT_EQ(Ts("2024-02-29 12:00 AM"), Ts("2024-02-29"));
+  EXPECT_EQ(Ts("2024-02-29 24:00"), Ts("2024-03-01"));
+  EXPECT_EQ(Ts("2024-02-29 13:14:15.1234567") % 1'000'000, 123457);
+  EXPECT_EQ(ParseTimestamp("2024-02-29 25:00", DateOrder::kMdy).error().sqlstate, "22008");
+  EXPECT_EQ(ParseTimestamp("2024-02-29 13:00 PM", DateOrder::kMdy).error().sqlstate, "22008");
+  EXPECT_EQ(ParseTimestamp("13:14:15", DateOrder::kMdy).error().sqlstate, "22007");
+}
+
+// AdjustTimestampForTypmod: half away from zero, also before 2000 (negative values).
+TEST(TypeIoDateTimeTest, RoundTimestamp) {
+  DateStyle iso;
+  EXPECT_EQ(FormatTimestamp(RoundTimestamp(Ts("2024-02-29 13:14:15.123456"), 2).value(), iso), "2024-02-29 13:14:15.12");
+  EXPECT_EQ(FormatTimestamp(RoundTimestamp(Ts("2024-02-29 13:14:15.125"), 2).value(), iso), "2024-02-29 13:14:15.13");
+  EXPECT_EQ(FormatTimestamp(RoundTimestamp(Ts("2024-02-29 23:59:59.9999"), 0).value(), iso), "2024-03-01 00:00:00");
+  EXPECT_EQ(FormatTimestamp(RoundTimestamp(Ts("1999-12-31 23:59:59.999999"), 5).value(), iso), "2000-01-01 00:00:00");
+  EXPECT_EQ(FormatTimestamp(RoundTimestamp(Ts("1999-12-31 23:59:59.5 BC"), 0).value(), iso), "1999-12-31 23:59:59 BC");
+  EXPECT_EQ(RoundTimestamp(kTimestampPosInfinity, 0).value(), kTimestampPosInfinity);
+  EXPECT_EQ(RoundTimestamp(Ts("2024-02-29 13:14:15.123456"), 6).value(), Ts("2024-02-29 13:14:15.123456"));
+}
+
+}  // namespace
+}  // namespace farmdb::sql

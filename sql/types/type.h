@@ -1,0 +1,51 @@
+// The SQL types farmdb knows, with PostgreSQL's OIDs, lengths and names.
+//
+// Thread-safety: immutable tables; safe from any thread.
+// Invariant: every TypeId has exactly one TypeInfo; OIDs and typlen match pg_type of PG 15.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "sql/session.h"
+
+namespace farmdb::sql {
+
+// kUnknown is PostgreSQL's type of an undecorated string literal before resolution.
+enum class TypeId : uint8_t {
+  kUnknown,
+  kBool,
+  kInt2,
+  kInt4,
+  kInt8,
+  kFloat4,
+  kFloat8,
+  kNumeric,
+  kText,
+  kVarchar,
+  kName,
+  kBytea,
+  kDate,
+  kTimestamp,
+  kVoid,  // result of functions that return nothing (pg_sleep)
+};
+
+struct TypeInfo {
+  TypeId id;
+  Oid oid;
+  int16_t typlen;
+  std::string_view name;      // pg_type.typname, e.g. "int4" (column names of casts)
+  std::string_view sql_name;  // format_type() spelling, e.g. "integer" (error messages)
+};
+
+const TypeInfo& Info(TypeId type);
+std::optional<TypeId> TypeFromOid(Oid oid);
+// Resolves a type name as written in SQL (`int`, `integer`, `int4`, `double precision`, ...).
+std::optional<TypeId> TypeFromName(std::string_view name);
+
+bool IsInteger(TypeId type);
+bool IsNumeric(TypeId type);  // integers, floats, numeric
+bool IsString(TypeId type);   // text, varchar, name (the string category)
+
+}  // namespace farmdb::sql
