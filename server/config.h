@@ -1,0 +1,72 @@
+// The server's configuration: settings, roles, access (pg_hba-style) rules and databases, parsed
+// from farmdb.conf (see /work/notes/server_contract.md and `farmdb --help`).
+//
+// Precedence (main.cc): embedded defaults < config file < -o NAME=VALUE < -p / -h flags.
+// A file that declares no role gets `role postgres superuser`; no rule gets the default trust
+// rules for 127.0.0.1/32 and ::1/128; the databases postgres and template1 always exist.
+//
+// Thread-safety: a Config is immutable once the Server owns it; MatchHba only reads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace farmdb::server {
+
+enum class AuthMethod { kTrust, kReject, kPassword, kMd5, kScramSha256 };
+enum class PasswordEncryption { kMd5, kScramSha256 };
+
+struct Role {
+  std::string name;
+  std::optional<std::string> password;  // plaintext as configured; secrets derive from it
+  bool superuser = false;
+};
+
+// An IPv4 or IPv6 address (IPv4 kept as 4 bytes).
+struct IpAddress {
+  bool v6 = false;
+  std::array<uint8_t, 16> bytes{};
+  static std::optional<IpAddress> Parse(std::string_view text);
+};
+
+struct HbaRule {
+  enum class Connection { kHost, kHostSsl, kHostNoSsl, kLocal };
+  Connection connection = Connection::kHost;
+  std::vector<std::string> databases;  // names, or the keywords all / sameuser / replication
+  std::vector<std::string> users;      // names, or all
+  bool any_address = false;            // ADDRESS was `all`
+  IpAddress address;
+  int prefix_length = 0;
+  AuthMethod method = AuthMethod::kTrust;
+  int line = 0;  // in the config file, for logs
+};
+
+struct Config {
+  int port = 5432;
+  std::vector<std::string> listen_addresses = {"127.0.0.1"};
+  uint32_t max_message_size = 64u << 20;
+  PasswordEncryption password_encryption = PasswordEncryption::kScramSha256;
+  std::vector<Role> roles;
+  std::vector<HbaRule> hba;
+  std::vector<std::string> databases;
+};
+
+// The embedded defaults (no config file).
+Config DefaultConfig();
+// Parses a farmdb.conf; errors name the line.
+std::expected<Config, std::string> ParseConfig(std::string_view text);
+// Sets one setting (config file line or -o NAME=VALUE).
+std::expected<void, std::string> SetConfigValue(Config& config, std::string_view name,
+                                                std::string_view value);
+// The first rule that matches a TCP connection (no TLS), or nullptr.
+const HbaRule* MatchHba(const Config& config, const IpAddress& client, std::string_view user,
+                        std::string_view database);
+const Role* FindRole(const Config& config, std::string_view name);
+std::string_view AuthMethodName(AuthMethod method);
+
+}  // namespace farmdb::server

@@ -1,0 +1,157 @@
+// The extended query protocol of a Connection: Parse, Bind, Describe, Execute, Close, Sync.
+// Named statements and portals follow PostgreSQL's rules: the unnamed ones are replaced
+// silently, a named one must not exist yet and must exist when used.
+#include "server/connection.h"
+#include "server/protocol/backend.h"
+
+namespace farmdb::server {
+namespace {
+
+sql::Error MakeError(std::string sqlstate, std::string message) {
+  sql::Error e;
+  e.sqlstate = std::move(sqlstate);
+  e.message = std::move(message);
+  return e;
+}
+
+std::string StatementNotFound(const std::string& name) {
+  return name.empty() ? "unnamed prepared statement does not exist"
+                      : "prepared statement \"" + name + "\" does not exist";
+}
+
+// Bind's format-code lists: each code must be text or binary.
+std::expected<std::vector<sql::Format>, sql::Error> ToFormats(const std::vector<int16_t>& codes) {
+  std::vector<sql::Format> formats;
+  formats.reserve(codes.size());
+  for (int16_t code : codes) {
+    if (code != 0 && code != 1) {
+      return std::unexpected(MakeError("22023", "unsupported format code: " + std::to_string(code)));
+    }
+    formats.push_back(static_cast<sql::Format>(code));
+  }
+  return formats;
+}
+
+}  // namespace
+
+void Connection::ExtendedError(sql::Error error) {
+  if (error.severity == sql::Error::Severity::kFatal) {
+    fatal_ = std::move(error);
+    return;
+  }
+  PutError(out_, error);
+  ignore_till_sync_ = true;
+}
+
+void Connection::HandleParse(const Parse& parse) {
+  auto statement = session_->Prepare(parse.query, parse.param_types);
+  if (!statement) return ExtendedError(statement.error());
+  if (!parse.name.empty() && statements_.contains(parse.name)) {
+    return ExtendedError(
+        MakeError("42P05", "prepared statement \"" + parse.name + "\" already exists"));
+  }
+  statements_[parse.name] = std::move(*statement);
+  PutEmpty(out_, '1');
+}
+
+void Connection::HandleBind(const Bind& bind) {
+  auto it = statements_.find(bind.statement);
+  if (it == statements_.end()) return ExtendedError(MakeError("26000", StatementNotFound(bind.statement)));
+  if (!bind.portal.empty() && portals_.contains(bind.portal)) {
+    return ExtendedError(MakeError("42P03", "portal \"" + bind.portal + "\" already exists"));
+  }
+  const auto& statement = it->second;
+  size_t wanted = statement->ParameterTypes().size();
+  if (bind.values.size() != wanted) {
+    return ExtendedError(MakeError(
+        "08P01", "bind message supplies " + std::to_string(bind.values.size()) +
+                     " parameters, but prepared statement \"" + bind.statement + "\" requires " +
+                     std::to_string(wanted)));
+  }
+  size_t columns = statement->ResultColumns().size();
+  if (bind.result_formats.size() > 1 && bind.result_formats.size() != columns) {
+    return ExtendedError(MakeError(
+        "08P01", "bind message has " + std::to_string(bind.result_formats.size()) +
+                     " result formats but query has " + std::to_string(columns) + " columns"));
+  }
+  auto param_formats = ToFormats(bind.param_formats);
+  if (!param_formats) return ExtendedError(param_formats.error());
+  auto result_formats = ToFormats(bind.result_formats);
+  if (!result_formats) return ExtendedError(result_formats.error());
+  std::vector<sql::WireValue> values;
+  values.reserve(bind.values.size());
+  for (const auto& v : bind.values) {
+    values.push_back(v ? sql::WireValue(*v) : std::nullopt);
+  }
+  sql::BindParameters params{values, *param_formats, *result_formats, bind.statement};
+  auto portal = session_->Bind(statement, params);
+  if (!portal) return ExtendedError(portal.error());
+  portals_[bind.portal] = std::move(*portal);
+  PutEmpty(out_, '2');
+}
+
+void Connection::HandleDescribe(const Describe& describe) {
+  std::span<const sql::Column> columns;
+  if (describe.kind == 'S') {
+    auto it = statements_.find(describe.name);
+    if (it == statements_.end()) {
+      return ExtendedError(MakeError("26000", StatementNotFound(describe.name)));
+    }
+    PutParameterDescription(out_, it->second->ParameterTypes());
+    columns = it->second->ResultColumns();
+  } else {
+    auto it = portals_.find(describe.name);
+    if (it == portals_.end()) {
+      return ExtendedError(MakeError("34000", "portal \"" + describe.name + "\" does not exist"));
+    }
+    columns = it->second->ResultColumns();
+  }
+  if (columns.empty()) {
+    PutEmpty(out_, 'n');
+  } else {
+    PutRowDescription(out_, columns);
+  }
+}
+
+void Connection::HandleExecute(const Execute& execute) {
+  auto it = portals_.find(execute.portal);
+  if (it == portals_.end()) {
+    return ExtendedError(MakeError("34000", "portal \"" + execute.portal + "\" does not exist"));
+  }
+  extended_mode_ = true;
+  std::expected<sql::ExecuteResult, sql::Error> result;
+  {
+    RunningScope running(cancel_);
+    result = session_->Execute(*it->second, execute.max_rows > 0 ? execute.max_rows : 0, *this);
+  }
+  extended_mode_ = false;
+  if (fatal_) return;
+  if (!result) return ExtendedError(result.error());
+  if (result->suspended) {
+    PutEmpty(out_, 's');
+  } else if (result->empty_query) {
+    PutEmpty(out_, 'I');
+  } else {
+    PutCommandComplete(out_, result->command_tag);
+  }
+}
+
+void Connection::HandleClose(const Close& close) {
+  // Closing a name that does not exist is not an error.
+  if (close.kind == 'S') {
+    statements_.erase(close.name);
+  } else {
+    portals_.erase(close.name);
+  }
+  PutEmpty(out_, '3');
+}
+
+void Connection::HandleSync() {
+  ignore_till_sync_ = false;
+  session_->Sync();
+  DropPortalsOutsideBlock();
+  PutReadyForQuery(out_, session_->Status());
+  Flush();
+}
+
+}  // namespace farmdb::server

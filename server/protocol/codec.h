@@ -1,0 +1,64 @@
+// The pure PostgreSQL v3 codec: frontend messages from bytes, backend messages into a buffer.
+//
+// No I/O and no state: every function maps bytes to a value or a ProtocolError, so the whole
+// surface is fuzzable (server/fuzz/decoder_fuzz.cc). Framing follows postgres.c: the caller reads
+// the 5-byte header, asks CheckMessageHeader whether the type is allowed in its phase and the
+// length is within the per-type limit, and only then reads the body. Decoders consume the body
+// exactly; trailing or missing bytes are errors ("invalid message format").
+//
+// Thread-safety: all functions are reentrant.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "server/protocol/expected.h"
+#include "server/protocol/messages.h"
+
+namespace farmdb::server {
+
+// postgres.c's limits: startup packets (MAX_STARTUP_PACKET_LENGTH), messages that never carry
+// user data (PQ_SMALL_MESSAGE_LIMIT) and authentication tokens (PG_MAX_AUTH_TOKEN_LENGTH).
+inline constexpr uint32_t kMaxStartupPacket = 10000;
+inline constexpr uint32_t kSmallMessageLimit = 10000;
+inline constexpr uint32_t kMaxAuthMessage = 65535;
+
+// Which typed messages a connection accepts: only 'p' while authenticating, everything else
+// (but not 'p') once ready.
+enum class Phase { kAuthenticating, kReady };
+
+// Length word of a startup packet (includes itself) -> body length.
+Expected<uint32_t, ProtocolError> CheckStartupLength(int32_t length);
+// Type byte and length word of a typed message -> body length. `max_message_size` is the
+// configured cap for messages that may carry user data.
+Expected<uint32_t, ProtocolError> CheckMessageHeader(char type, int32_t length, Phase phase,
+                                                     uint32_t max_message_size);
+
+Expected<StartupPacket, ProtocolError> DecodeStartupPacket(std::string_view body);
+Expected<FrontendMessage, ProtocolError> DecodeMessage(char type, std::string_view body);
+
+// Interpretations of a 'p' payload.
+Expected<std::string, ProtocolError> DecodePassword(std::string_view payload);
+Expected<SaslInitialResponse, ProtocolError> DecodeSaslInitialResponse(std::string_view payload);
+
+// Frontend encoders (used by tests, the fuzz round trip and any future client). Append the
+// complete message, length word included.
+void EncodeStartupPacket(const StartupPacket& packet, std::string& out);
+void EncodeMessage(const FrontendMessage& message, std::string& out);
+char MessageType(const FrontendMessage& message);
+
+// Big-endian integers, as on the wire.
+void PutInt16(std::string& out, int16_t v);
+// REQUIRES: at + 4 <= bytes.size().
+int32_t GetInt32(std::string_view bytes, size_t at);
+void PutInt32(std::string& out, int32_t v);
+void PutString(std::string& out, std::string_view s);  // with its NUL terminator
+// A typed message: BeginMessage appends the type and a length placeholder and returns where the
+// length goes; EndMessage fills it in once the body is appended.
+size_t BeginMessage(std::string& out, char type);
+void EndMessage(std::string& out, size_t length_at);
+
+}  // namespace farmdb::server

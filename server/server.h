@@ -1,0 +1,77 @@
+// The protocol server: listening sockets, the accept loop, one thread per connection, and the
+// state every connection shares (config, role secrets, cancel registry, engine).
+//
+// Threads: PostgreSQL's model for now (one accept thread, one thread per connection); the
+// design's fiber scheduler (DESIGN.md §3) replaces it with the transaction core.
+//
+// Lifecycle: Start binds every listen address and starts accepting; Stop (idempotent, also run
+// by the destructor) stops accepting, wakes every connection (each sends FATAL 57P01 and
+// closes), cancels running statements, and joins all threads.
+//
+// Thread-safety: Start/Stop/~Server from the owning thread; Port and ListenAddress are
+// immutable after Start.
+#pragma once
+
+#include <spdlog/logger.h>
+
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <list>
+#include <memory>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "server/auth/secrets.h"
+#include "server/cancel_registry.h"
+#include "server/config.h"
+#include "sql/session.h"
+
+namespace farmdb::server {
+
+class Server {
+ public:
+  // `engine` and `log` must outlive the server.
+  static std::expected<std::unique_ptr<Server>, std::string> Start(Config config,
+                                                                   sql::Engine& engine,
+                                                                   spdlog::logger& log);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  void Stop();
+  // The port and "address:port" of the first listener (the ready line's).
+  int Port() const { return port_; }
+  const std::string& ListenAddress() const { return listen_address_; }
+
+ private:
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+
+  Server(Config config, sql::Engine& engine, spdlog::logger& log);
+  std::expected<void, std::string> Listen();
+  void AcceptLoop();
+  void Accept(int listener);
+  void ReapWorkers(bool all);
+
+  const Config config_;
+  const std::unordered_map<std::string, RoleSecret> secrets_;
+  sql::Engine& engine_;
+  spdlog::logger& log_;
+  CancelRegistry registry_;
+
+  std::vector<int> listeners_;
+  int stop_pipe_[2] = {-1, -1};  // readable once Stop begins; every poll watches it
+  int port_ = 0;
+  std::string listen_address_;
+  int32_t next_id_ = 1;           // accept thread only
+  std::list<Worker> workers_;     // accept thread only, until it is joined
+  std::thread accept_thread_;
+  bool stopped_ = false;
+};
+
+}  // namespace farmdb::server

@@ -1,0 +1,97 @@
+#include "server/socket_channel.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace farmdb::server {
+namespace {
+
+constexpr size_t kReadBuffer = 64 << 10;
+constexpr int kStopWriteGraceMs = 1000;
+constexpr int kLingerMs = 500;
+constexpr size_t kLingerBytes = 64 << 20;
+
+}  // namespace
+
+SocketChannel::SocketChannel(int fd, int stop_fd) : fd_(fd), stop_fd_(stop_fd) {}
+
+SocketChannel::~SocketChannel() {
+  ::shutdown(fd_, SHUT_WR);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMs);
+  size_t drained = 0;
+  char sink[16 << 10];
+  while (drained < kLingerBytes) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    ssize_t got = ::recv(fd_, sink, sizeof sink, 0);
+    if (got <= 0) break;  // EOF: the client has closed too
+    drained += static_cast<size_t>(got);
+  }
+  ::close(fd_);
+}
+
+bool SocketChannel::Stopping() const {
+  pollfd p{stop_fd_, POLLIN, 0};
+  return ::poll(&p, 1, 0) == 1;
+}
+
+ReadStatus SocketChannel::ReadExact(char* out, size_t n) {
+  while (n > 0) {
+    if (offset_ < buffer_.size()) {
+      size_t take = std::min(n, buffer_.size() - offset_);
+      std::memcpy(out, buffer_.data() + offset_, take);
+      offset_ += take;
+      out += take;
+      n -= take;
+      continue;
+    }
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return ReadStatus::kClosed;
+    }
+    if (fds[1].revents & POLLIN) return ReadStatus::kStopping;
+    buffer_.resize(kReadBuffer);
+    offset_ = 0;
+    ssize_t got = ::recv(fd_, buffer_.data(), buffer_.size(), 0);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {
+      buffer_.clear();
+      continue;
+    }
+    if (got <= 0) {
+      buffer_.clear();
+      return ReadStatus::kClosed;
+    }
+    buffer_.resize(static_cast<size_t>(got));
+  }
+  return ReadStatus::kOk;
+}
+
+bool SocketChannel::WriteAll(std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t sent = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (sent > 0) {
+      bytes.remove_prefix(static_cast<size_t>(sent));
+      continue;
+    }
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{fd_, POLLOUT, 0};
+      int ready = ::poll(&p, 1, kStopWriteGraceMs);
+      if (ready == 0 && Stopping()) return false;  // the client stopped reading; do not hang
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+}  // namespace farmdb::server
