@@ -1,0 +1,26 @@
+-- SET / SHOW / RESET of PostgreSQL settings, current_setting and set_config.
+SHOW DateStyle;
+SHOW client_encoding;
+SHOW standard_conforming_strings;
+SHOW integer_datetimes;
+SHOW extra_float_digits;
+SET application_name = 'regress_app'; SHOW application_name;
+SET extra_float_digits = 0;
+SELECT 0.1::float8 AS f8, 1.1::float4 AS f4;
+RESET extra_float_digits;
+SELECT 0.1::float8 AS f8, 1.1::float4 AS f4;
+SET bytea_output = 'escape';
+SELECT '\x61626301ff'::bytea AS b;
+RESET bytea_output;
+SELECT 'abc'::bytea AS b;
+SET statement_timeout = '5s'; SHOW statement_timeout;
+SET statement_timeout = 1000; SHOW statement_timeout;
+RESET statement_timeout; SHOW statement_timeout;
+SELECT current_setting('application_name') AS app;
+SELECT set_config('application_name', 'via_set_config', false) AS set;
+SHOW application_name;
+RESET ALL;
+SHOW application_name;
+SELECT current_setting('DateStyle') AS ds, current_setting('no_such_setting', true) IS NULL AS missing_ok;
+SET search_path = public, pg_catalog; SHOW search_path;
+RESET search_path;
