@@ -72,8 +72,11 @@ void Machine::Stop() {
 // ---------------------------------------------------------------- messages
 
 void Machine::OnMessage(uint16_t type, MessageHandler handler) {
-  std::lock_guard lock(handlers_mu_);
+  std::unique_lock lock(handlers_mu_);
   handlers_[type] = std::move(handler);
+  // A fabric thread may have copied the old handler just before; wait it out (the txn engine
+  // clears its LOCK-REPLY handler and is then destroyed).
+  handlers_idle_.wait(lock, [&] { return handlers_running_ == 0; });
 }
 
 void Machine::OnRpc(uint16_t type, RpcHandler handler, bool blocking) {
@@ -120,9 +123,12 @@ void Machine::Dispatch(Message msg) {
     std::lock_guard lock(handlers_mu_);
     if (auto it = handlers_.find(msg.type); it != handlers_.end()) one_way = it->second;
     if (auto it = rpcs_.find(msg.type); it != rpcs_.end()) rpc = it->second;
+    if (one_way) ++handlers_running_;
   }
   if (one_way) {
     one_way(std::move(msg));
+    std::lock_guard lock(handlers_mu_);
+    if (--handlers_running_ == 0) handlers_idle_.notify_all();
   } else if (rpc && rpc->second) {
     std::lock_guard lock(control_mu_);
     control_queue_.push_back(std::move(msg));
@@ -274,27 +280,40 @@ void Machine::SyncLoop() {
 }
 
 void Machine::SyncTick() {
+  // The GC_local this machine reports is capped at its OAT_local, which includes the R of every
+  // active stale-snapshot transaction (§4.6): such an R may be below the GC_local reached after
+  // it began (GC_local follows OAT_CM once the transaction that produced R finished), and GC =
+  // min GC_local must stay at or below it until the snapshot ends.
+  const Timestamp oat = OatLocal();
+  const Timestamp gc_local = std::min(GcLocal(), oat);
   if (IsCm()) {
-    CmAdvanceGc(0, OatLocal(), GcLocal());
+    CmAdvanceGc(0, oat, gc_local);
     return;
   }
   std::vector<std::byte> body;
   ByteWriter w(&body);
+  uint64_t seq;
   {
     std::lock_guard lock(sync_mu_);
-    uint64_t seq = ++sync_seq_;
+    seq = ++sync_seq_;
     // Replies older than a few rounds are treated as lost (the message may have been dropped).
     while (sync_sent_.size() > 16) sync_sent_.erase(sync_sent_.begin());
     sync_sent_[seq] = clock_.LocalNanos();
     w.U64(seq);
   }
-  w.U64(OatLocal()), w.U64(GcLocal());
+  w.U64(oat), w.U64(gc_local);
   Send(0, kMsgSyncRequest, std::move(body));
+  sync_sent_seq_.store(seq, std::memory_order_release);
 }
 
 void Machine::CmAdvanceGc(MachineId m, Timestamp oat_local, Timestamp gc_local) {
   std::lock_guard lock(cm_mu_);
-  // Latest report wins: a delayed, older report is lower, which is only conservative.
+  // The latest arrival wins, even if it is an older report delayed by the fabric. That is safe:
+  // an older GC_local report is at most the current one (GC_local never decreases), and the
+  // reported GC_local is capped by every stale snapshot active when it was sent (SyncTick); a
+  // snapshot that began later has R >= GC_local at its start, itself >= every older report. An
+  // older OAT report may be above the current OAT_local, but OAT_CM only decides GC_local, and
+  // stale snapshots are protected through the GC_local cap, not through OAT.
   if (oat_local) oat_reported_[m] = oat_local;
   gc_local_reported_[m] = gc_local;
   if (m != 0) return;
@@ -302,7 +321,7 @@ void Machine::CmAdvanceGc(MachineId m, Timestamp oat_local, Timestamp gc_local) 
   Timestamp oat_cm = *std::ranges::min_element(oat_reported_);
   Timestamp gc_cm = *std::ranges::min_element(gc_local_reported_);
   if (oat_cm > gc_local_.load()) gc_local_.store(oat_cm, std::memory_order_release);
-  gc_local_reported_[0] = gc_local_.load();
+  gc_local_reported_[0] = std::min(gc_local_.load(), oat_local);
   if (gc_cm > gc_.load()) gc_.store(gc_cm, std::memory_order_release);
 }
 
@@ -343,6 +362,7 @@ void Machine::OnSyncReply(const Message& m) {
   clock_.OnSync({t_send, t_cm, t_recv});
   if (oat_cm > gc_local_.load()) gc_local_.store(oat_cm, std::memory_order_release);
   if (gc_cm > gc_.load()) gc_.store(gc_cm, std::memory_order_release);
+  if (seq > sync_applied_seq_.load()) sync_applied_seq_.store(seq, std::memory_order_release);
 }
 
 }  // namespace farmdb::cluster

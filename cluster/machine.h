@@ -75,7 +75,9 @@ class Machine {
   std::filesystem::path Dir() const;
 
   // --- messages ---
-  // A one-way handler; runs on the fabric thread.
+  // A one-way handler; runs on the fabric thread. Replacing or clearing a handler returns only
+  // once no call of a previous one-way handler is still running, so an owner can clear its
+  // handler and then be destroyed. REQUIRES: not called from inside a one-way handler.
   void OnMessage(uint16_t type, MessageHandler handler);
   // An RPC handler: inline on the fabric thread, or on the control thread if it may block.
   void OnRpc(uint16_t type, RpcHandler handler, bool blocking);
@@ -98,6 +100,11 @@ class Machine {
   void SetOatProvider(std::function<Timestamp()> provider);
   Timestamp GcLocal() const { return gc_local_.load(std::memory_order_acquire); }
   Timestamp GcSafePoint() const { return gc_.load(std::memory_order_acquire); }
+  // Non-CM sync progress, so tests can wait for rounds deterministically: the sequence number of
+  // the latest report (sync request) sent, and of the latest reply applied (the CM processed that
+  // report, and every GC value it carried is applied here).
+  uint64_t SyncRequestsSent() const { return sync_sent_seq_.load(std::memory_order_acquire); }
+  uint64_t SyncReplyApplied() const { return sync_applied_seq_.load(std::memory_order_acquire); }
 
  private:
   void Dispatch(Message msg);
@@ -120,6 +127,8 @@ class Machine {
   RegionMap map_;
 
   std::mutex handlers_mu_;
+  std::condition_variable handlers_idle_;
+  int handlers_running_ = 0;  // one-way handler calls in progress; guarded by handlers_mu_
   std::map<uint16_t, MessageHandler> handlers_;
   std::map<uint16_t, std::pair<RpcHandler, bool>> rpcs_;
 
@@ -151,6 +160,8 @@ class Machine {
   std::function<Timestamp()> oat_provider_;
   std::atomic<Timestamp> gc_local_{0};
   std::atomic<Timestamp> gc_{0};
+  std::atomic<uint64_t> sync_sent_seq_{0};
+  std::atomic<uint64_t> sync_applied_seq_{0};
 
   std::atomic<bool> stop_{false};
   std::thread control_thread_;

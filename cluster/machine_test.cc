@@ -62,7 +62,7 @@ TEST(MachineTest, SkewedClocksSynchroniseWithinBoundAndIntervalsContainMasterTim
   }
 }
 
-TEST(MachineTest, GcSafePointTrailsOatInTwoRounds) {
+TEST(MachineTest, GcLocalNeverPassesAPinnedOat) {
   LocalClusterOptions o;
   o.machines = 2;
   o.sync_interval = std::chrono::microseconds(200);
@@ -71,19 +71,50 @@ TEST(MachineTest, GcSafePointTrailsOatInTwoRounds) {
   c.WaitForClocks();
   pinned = c.machine(1).clock().Now().lower;
   c.machine(1).SetOatProvider([&] { return pinned.load(); });
-  // Eventually GC_local and GC advance, but never past the pinned OAT on machine 1.
-  for (int i = 0; i < 2000 && c.machine(1).GcSafePoint() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  for (int i = 0; i < 50; ++i) {
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  // GC_local and GC advance up to the pinned OAT on machine 1, never past it.
+  while (c.machine(1).GcSafePoint() == 0) std::this_thread::yield();
+  uint64_t seq = c.machine(1).SyncRequestsSent();
+  while (c.machine(1).SyncReplyApplied() < seq + 5) {
     for (MachineId m = 0; m < 2; ++m) {
-      EXPECT_LE(c.machine(m).GcLocal(), pinned.load());
-      EXPECT_LE(c.machine(m).GcSafePoint(), c.machine(m).GcLocal());
+      ASSERT_LE(c.machine(m).GcLocal(), pinned.load());
+      ASSERT_LE(c.machine(m).GcSafePoint(), c.machine(m).GcLocal());
     }
   }
-  EXPECT_GT(c.machine(1).GcSafePoint(), 0u);
   c.machine(1).SetOatProvider(nullptr);
+}
+
+// FaRMv2 §4.6: GC takes two rounds, GC_local := OAT_CM, then GC := min of the GC_local every
+// machine reported, so GC never passes a GC_local some machine still admits stale snapshots at.
+// Dropping the CM's replies freezes machine 1's GC_local while its reports keep raising OAT_CM:
+// a one-round GC (GC := OAT_CM) would pass machine 1's GC_local here.
+TEST(MachineTest, GcSafePointWaitsForEveryMachinesGcLocal) {
+  LocalClusterOptions o;
+  o.machines = 2;
+  o.sync_interval = std::chrono::microseconds(200);
+  LocalCluster c(o);
+  c.WaitForClocks();
+  Machine& cm = c.machine(0);
+  Machine& m1 = c.machine(1);
+  while (m1.GcLocal() == 0) std::this_thread::yield();
+  FaultPolicy drop_replies;
+  drop_replies.drop_probability = 1;
+  drop_replies.droppable_types = {kMsgSyncReply};
+  c.fabric().SetFaults(drop_replies);
+  // GC_local only grows, so reading GC before machine 1's GC_local makes the check conservative.
+  auto gc_within_m1 = [&] {
+    Timestamp gc = cm.GcSafePoint();
+    return gc <= m1.GcLocal();
+  };
+  // Machine 1's reports keep raising OAT_CM and the CM's GC_local; machine 1 never learns it, so
+  // GC must not follow, however many rounds the CM runs.
+  while (cm.GcLocal() <= m1.GcLocal()) ASSERT_TRUE(gc_within_m1());
+  uint64_t seq = m1.SyncRequestsSent();
+  while (m1.SyncRequestsSent() < seq + 3) ASSERT_TRUE(gc_within_m1());
+  const Timestamp frozen = m1.GcLocal();
+  ASSERT_LE(cm.GcSafePoint(), frozen) << "GC passed machine 1's GC_local";
+  c.fabric().SetFaults({});
+  while (cm.GcSafePoint() <= frozen) std::this_thread::yield();  // and it resumes once healed
+  EXPECT_GT(m1.GcLocal(), frozen);
 }
 
 TEST(MachineTest, TwoClustersLiveInOneProcess) {

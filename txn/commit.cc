@@ -61,21 +61,31 @@ Txn::Participants Txn::Plan() {
 }
 
 // FaRM §4: reserve space for every record of the protocol before it starts, so no participant
-// log can fill up halfway through a commit.
-void Txn::ReserveLogs(Participants& p) {
+// log can fill up halfway through a commit. A participant's need is the sum over its roles: LOCK
+// and COMMIT-PRIMARY (or ABORT) as a primary, COMMIT-BACKUP (and ABORT, if the backup phase
+// fails) for every primary it backs up. A need above half the ring could never be granted
+// (log.h), so such a transaction fails with kInvalidArgument before reserving anything.
+std::expected<void, TxnError> Txn::ReserveLogs(Participants& p) {
   std::map<MachineId, uint64_t> need;
+  const uint64_t abort_cost = RingCost(Rec(RecordType::kAbort));
   for (auto& [m, objs] : p.primary_objects) {
     need[m] += RingCost(Rec(RecordType::kLock, 0, objs)) +
-               2 * RingCost(Rec(RecordType::kCommitPrimary));  // COMMIT-PRIMARY or ABORT
+               RingCost(Rec(RecordType::kCommitPrimary)) + abort_cost;
   }
   for (auto& [m, objs] : p.backup_objects) {
-    need[m] += RingCost(Rec(RecordType::kCommitBackup, 0, objs));
+    need[m] += RingCost(Rec(RecordType::kCommitBackup, 0, objs)) + abort_cost;
+  }
+  for (auto& [m, bytes] : need) {
+    if (bytes > worker_->engine().Writer(m).ring_size() / 2) {
+      return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
+    }
   }
   // Fixed order avoids two coordinators each holding part of what the other waits for.
   for (auto& [m, bytes] : need) {
     worker_->engine().Writer(m).Reserve(bytes);
     p.reserved[m] = bytes;
   }
+  return {};
 }
 
 void Txn::ReleaseReservations(Participants& p) {
@@ -85,8 +95,15 @@ void Txn::ReleaseReservations(Participants& p) {
 }
 
 std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
-  for (auto& [m, objs] : p.primary_objects) p.Send(*this, m, Rec(RecordType::kLock, 0, objs));
-  auto replies = worker_->AwaitLockReplies(id_, p.primary_objects.size());
+  std::vector<cluster::CompletionPtr> sent;
+  for (auto& [m, objs] : p.primary_objects) {
+    sent.push_back(p.Send(*this, m, Rec(RecordType::kLock, 0, objs)));
+  }
+  // A LOCK that did not reach its primary (memory gone: the engine shut down) gets no reply.
+  size_t delivered = 0;
+  for (auto& c : sent) c->Wait(), delivered += c->ok();
+  auto replies = worker_->AwaitLockReplies(id_, delivered);
+  if (delivered < sent.size()) return std::unexpected(TxnError{TxnErrorCode::kInternal});
   Timestamp max_head = 0;
   for (auto& r : replies) {
     if (!r.ok) return std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kLockConflict});
@@ -105,6 +122,11 @@ std::expected<Timestamp, TxnError> Txn::WriteTimestamp(Timestamp max_head_ts) {
     Timestamp w = wait ? clock.GetTs() : clock.Now().upper;
     // Versions of one object must strictly increase; a head written by a non-strict SI commit
     // may carry a timestamp that is still in the future.
+    // Object headers keep 53 bits of timestamp (FORMATS.md); master time is the CM's
+    // CLOCK_MONOTONIC_RAW in ns, which passes 2^53 after ~104 days of CM uptime. Installing a
+    // truncated W would make versions go back, so refuse instead (rebasing master time to the
+    // cluster's start is the real fix; README "Known gaps").
+    if (w > cluster::kTimestampMask) return std::unexpected(TxnError{TxnErrorCode::kInternal});
     if (w > max_head_ts && w > read_ts_) return w;
     clock.WaitUntilPast(std::max(max_head_ts, read_ts_));
   }
@@ -137,30 +159,46 @@ bool Txn::ValidatePhase() {
   return ok;
 }
 
-void Txn::CommitBackupPhase(Participants& p, Timestamp w) {
+bool Txn::CommitBackupPhase(Participants& p, Timestamp w) {
   std::vector<cluster::CompletionPtr> acks;
   for (auto& [m, objs] : p.backup_objects) {
     acks.push_back(p.Send(*this, m, Rec(RecordType::kCommitBackup, w, objs)));
   }
-  for (auto& c : acks) c->Wait();  // all backups have it before any primary exposes it
+  // All backups have it before any primary exposes it. A failed write is not an ack.
+  bool ok = true;
+  for (auto& c : acks) c->Wait(), ok = ok && c->ok();
+  return ok;
 }
 
-void Txn::CommitPrimaryPhase(Participants& p, Timestamp w) {
+bool Txn::CommitPrimaryPhase(Participants& p, Timestamp w) {
   std::vector<cluster::CompletionPtr> acks;
   for (auto& [m, objs] : p.primary_objects) {
     acks.push_back(p.Send(*this, m, Rec(RecordType::kCommitPrimary, w)));
   }
   // Committed once one primary has the record (FaRM §4 step 4); the rest are awaited before
-  // truncation.
-  while (std::ranges::none_of(acks, [](auto& c) { return c->Done(); })) std::this_thread::yield();
+  // truncation. Only a completed, successful write counts as that primary's ack.
+  // "All done" is read before looking for an ack, so a write completing between the two reads
+  // cannot be mistaken for every write having failed.
+  auto acked = [](auto& c) { return c->Done() && c->ok(); };
+  for (;;) {
+    bool all_done = std::ranges::all_of(acks, [](auto& c) { return c->Done(); });
+    if (std::ranges::any_of(acks, acked)) break;
+    if (all_done) return false;
+    std::this_thread::yield();
+  }
   std::set<MachineId> participants;
   for (auto& [m, objs] : p.primary_objects) participants.insert(m);
   for (auto& [m, objs] : p.backup_objects) participants.insert(m);
   worker_->ScheduleTruncation(id_, {participants.begin(), participants.end()}, std::move(acks));
+  return true;
 }
 
-void Txn::AbortPhase(Participants& p) {
+// ABORT releases the locks at primaries and, when COMMIT-BACKUPs went out, drops them at backups
+// (a backup applies a COMMIT-BACKUP only at truncation, which an aborted transaction never gets).
+void Txn::AbortPhase(Participants& p, bool backups_too) {
   for (auto& [m, objs] : p.primary_objects) p.Send(*this, m, Rec(RecordType::kAbort));
+  if (!backups_too) return;
+  for (auto& [m, objs] : p.backup_objects) p.Send(*this, m, Rec(RecordType::kAbort));
 }
 
 std::expected<CommitInfo, TxnError> Txn::Commit() {
@@ -174,25 +212,29 @@ std::expected<CommitInfo, TxnError> Txn::Commit() {
     return CommitInfo{read_ts_, 0};
   }
   Participants p = Plan();
-  for (auto& [m, objs] : p.primary_objects) {
-    if (RingCost(Rec(RecordType::kLock, 0, objs)) > engine.Writer(m).ring_size() / 4) {
-      Fail(AbortReason::kUser);
-      return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
-    }
-  }
-  ReserveLogs(p);
+  if (auto reserved = ReserveLogs(p); !reserved) return Fail(reserved.error());
   auto locked = LockPhase(p);
   std::expected<Timestamp, TxnError> w = locked ? WriteTimestamp(*locked) : locked;
   if (w && options_.isolation == Isolation::kSerializable && !ValidatePhase()) {
     w = std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kValidationFailure});
   }
-  if (!w) {
-    AbortPhase(p);
-    ReleaseReservations(p);
-    return Fail(w.error().reason);
+  bool backups_sent = false;
+  if (w) {
+    backups_sent = true;
+    if (!CommitBackupPhase(p, *w)) w = std::unexpected(TxnError{TxnErrorCode::kInternal});
   }
-  CommitBackupPhase(p, *w);
-  CommitPrimaryPhase(p, *w);
+  if (!w) {
+    AbortPhase(p, backups_sent);
+    ReleaseReservations(p);
+    return Fail(w.error());
+  }
+  if (!CommitPrimaryPhase(p, *w)) {
+    // Every backup holds the commit but no primary was reachable: without recovery (README
+    // "Known gaps") the outcome is unknown to this coordinator, so its allocations stay.
+    ReleaseReservations(p);
+    allocated_.clear();
+    return Fail(TxnError{TxnErrorCode::kInternal});
+  }
   ReleaseReservations(p);
   // Strict SI overlaps the write uncertainty wait with the commit messages (FaRMv2 §4.2).
   if (options_.isolation == Isolation::kSnapshot && options_.strict) {

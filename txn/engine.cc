@@ -26,6 +26,7 @@ std::expected<void, std::string> TxnEngine::Init() {
   const MachineId self = machine_->id();
   head_mirror_.assign(n, 0);
   published_head_.assign(n, 0);
+  head_publication_.assign(n, nullptr);
   for (MachineId s = 0; s < static_cast<MachineId>(n); ++s) {
     auto ring = cluster::MappedFile::Create(
         machine_->Dir() / std::string("log-from-").append(std::to_string(s)), options_.log_size);
@@ -65,10 +66,27 @@ TxnEngine::~TxnEngine() {
 
 std::unique_ptr<Worker> TxnEngine::NewWorker() {
   std::lock_guard l(workers_mu_);
-  uint32_t id = next_worker_++;
-  auto w = std::unique_ptr<Worker>(new Worker(this, id));
+  uint32_t id;
+  if (!free_worker_ids_.empty()) {
+    id = free_worker_ids_.back();
+    free_worker_ids_.pop_back();
+  } else if (next_worker_ <= kMaxWorkers) {
+    id = next_worker_++;
+  } else {
+    return nullptr;
+  }
+  auto seq = worker_seq_.find(id);
+  uint32_t next_seq = seq == worker_seq_.end() ? 1 : seq->second;
+  auto w = std::unique_ptr<Worker>(new Worker(this, id, next_seq));
   workers_[id] = w.get();
   return w;
+}
+
+void TxnEngine::ReleaseWorkerId(uint32_t id, uint32_t next_seq) {
+  std::lock_guard l(workers_mu_);
+  workers_.erase(id);
+  worker_seq_[id] = next_seq;
+  free_worker_ids_.push_back(static_cast<uint16_t>(id));
 }
 
 Timestamp TxnEngine::OldestActive() {
@@ -84,6 +102,10 @@ void TxnEngine::RouteLockReply(const cluster::Message& m) {
   std::lock_guard l(workers_mu_);
   auto it = workers_.find(TxnWorker(r->txn));
   if (it != workers_.end()) it->second->DeliverLockReply(*r);
+}
+
+bool TxnEngine::LogsDrained() {
+  return std::ranges::all_of(writers_, [](auto& w) { return w->Drained(); });
 }
 
 std::vector<std::tuple<RegionId, uint32_t, uint32_t>> TxnEngine::Slabs() {
@@ -185,13 +207,20 @@ void TxnEngine::PollLoop() {
         progress = true;
         if (auto rec = DecodeRecord(*bytes)) HandleRecord(*rec);
       }
-      // Lazy head publication: when a good chunk was consumed, or when idle.
+      // Lazy head publication: when a good chunk was consumed, or when idle. At most one
+      // publication per sender is in flight, so the sender's mirror only moves forward even if
+      // the fabric delayed one write past a later one; a head that moved meanwhile is published
+      // once the previous write completed.
       uint64_t head = readers_[s].head();
+      auto& inflight = head_publication_[s];
+      if (inflight && !inflight->Done()) continue;
+      inflight.reset();
       if (head != published_head_[s] &&
           (!progress || head - published_head_[s] >= options_.log_size / 8)) {
         alignas(8) std::byte word[8];
         std::memcpy(word, &head, 8);
-        machine_->fabric().Write(self, s, MemKey(MemKind::kLogHead, 0), uint64_t{self} * 8, word);
+        inflight = machine_->fabric().Write(self, s, MemKey(MemKind::kLogHead, 0),
+                                            uint64_t{self} * 8, word);
         published_head_[s] = head;
       }
     }

@@ -62,13 +62,20 @@ class TxnEngine {
   TxnEngine(const TxnEngine&) = delete;
   TxnEngine& operator=(const TxnEngine&) = delete;
 
+  // A new worker, or nullptr when all kMaxWorkers worker ids are held by live workers (ids are
+  // 16 bits inside TxnId, records.h; a destroyed worker's id is reused).
   std::unique_ptr<Worker> NewWorker();
+  static constexpr uint32_t kMaxWorkers = 0xffff;  // ids 1..65535
   cluster::Machine& machine() { return *machine_; }
   const EngineOptions& options() const { return options_; }
   TxnCounters& counters() { return counters_; }
   // Slabs formatted at this primary so far: (region, slab index, object lines).
   std::vector<std::tuple<RegionId, uint32_t, uint32_t>> Slabs();
   uint64_t old_version_blocks_freed() const { return blocks_freed_.load(); }
+  // True when every record this machine appended to any ring was processed by its receiver and
+  // the receiver published its head (LogWriter::Drained). With no transaction running and every
+  // worker's truncations flushed, all engines drained means all backups applied everything.
+  bool LogsDrained();
 
  private:
   friend class Worker;
@@ -83,6 +90,7 @@ class TxnEngine {
   Slab* FindSlab(Addr a);
   Timestamp OldestActive();
   void RouteLockReply(const cluster::Message& m);
+  void ReleaseWorkerId(uint32_t id, uint32_t next_seq);
 
   // Participant side (participant.cc).
   struct LockedObject {
@@ -111,6 +119,7 @@ class TxnEngine {
   std::vector<std::unique_ptr<cluster::MappedFile>> rings_;  // [sender], on this machine
   std::vector<LogReader> readers_;                            // [sender]
   std::vector<uint64_t> published_head_;                      // [sender]
+  std::vector<cluster::CompletionPtr> head_publication_;      // [sender], in flight or null
   std::vector<uint64_t> head_mirror_;                         // [receiver], 8-aligned words
   std::vector<std::unique_ptr<LogWriter>> writers_;           // [receiver]
 
@@ -126,8 +135,13 @@ class TxnEngine {
   std::shared_mutex lines_mu_;
   std::unordered_map<uint64_t, uint32_t> lines_cache_;  // (region << 32 | slab) -> lines
 
+  // Worker ids are 16 bits (TxnId); freed ids are reused. A reused id continues its previous
+  // sequence (worker_seq_), so TxnIds stay unique even while an old worker's truncations are
+  // still in flight at participants.
   std::mutex workers_mu_;
-  uint32_t next_worker_ = 1;
+  uint32_t next_worker_ = 1;                          // next never-used id; guarded
+  std::vector<uint16_t> free_worker_ids_;             // guarded by workers_mu_
+  std::unordered_map<uint32_t, uint32_t> worker_seq_;  // id -> next sequence; guarded
   std::map<uint32_t, Worker*> workers_;
 
   // Participant-thread state.
@@ -156,7 +170,8 @@ class Worker {
  private:
   friend class TxnEngine;
   friend class Txn;
-  Worker(TxnEngine* engine, uint32_t id) : engine_(engine), id_(id) {}
+  Worker(TxnEngine* engine, uint32_t id, uint32_t next_seq)
+      : engine_(engine), id_(id), next_seq_(next_seq) {}
 
   Timestamp OldestActive();
   void Unregister(Timestamp read_ts);
@@ -173,7 +188,7 @@ class Worker {
 
   TxnEngine* engine_;
   uint32_t id_;
-  uint32_t next_seq_ = 1;
+  uint32_t next_seq_;
 
   std::mutex active_mu_;
   std::multiset<Timestamp> active_;

@@ -36,6 +36,7 @@ TEST(FaultTest, DelaysReorderingAndDroppedSyncKeepHistoriesCorrect) {
     o.keys = 5;
     o.snapshot_fraction = 0.2;
     auto res = RunWorkload(Workload::kRegisters, c, o);
+    EXPECT_EQ(res.invariant_error, "");
     auto check = CheckHistory(res.history, res.initial);
     EXPECT_TRUE(check.ok()) << check.Summary();
     EXPECT_GT(check.committed, 0u);

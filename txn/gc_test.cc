@@ -107,6 +107,49 @@ TEST_P(GcTest, StaleSnapshotsAboveGcLocalNeverReachFreedBlocks) {
   }
 }
 
+// §4.6 after the master finishes: a stale snapshot at R on machine 1 can see GC_local rise past
+// R (a report machine 1 sent before the snapshot began raises OAT_CM once the master is gone).
+// GC must still stay at or below R while the snapshot is open. The partition makes that order of
+// events certain: machine 1's pre-snapshot report is held back until the master has finished.
+TEST(GcStaleSnapshotTest, GcStaysBelowAnOpenStaleSnapshotAfterItsMasterFinishes) {
+  cluster::LocalClusterOptions co;
+  co.machines = 2;
+  co.replicas = 1;
+  co.region_size = 8 << 20;
+  co.sync_interval = std::chrono::microseconds(200);
+  TestCluster c(co, {});
+  cluster::Machine& cm = c.cluster().machine(0);
+  cluster::Machine& m1 = c.cluster().machine(1);
+  auto wait_reply_after = [&](uint64_t seq) {
+    while (m1.SyncReplyApplied() < seq) std::this_thread::yield();
+  };
+  auto master_worker = c.engine(0).NewWorker();
+  auto stale_worker = c.engine(1).NewWorker();
+  auto master = *master_worker->Begin({});
+  const Timestamp r = master->read_ts();
+  // Machine 1 reported an OAT above R (its clock moved past R) and learned a GC_local <= R.
+  m1.clock().WaitUntilPast(r);
+  wait_reply_after(m1.SyncRequestsSent() + 2);
+  ASSERT_LE(m1.GcLocal(), r);
+  c.cluster().fabric().SetPartitioned(0, 1, true);
+  uint64_t before = m1.SyncRequestsSent();
+  while (m1.SyncRequestsSent() <= before) std::this_thread::yield();  // held back: OAT > R
+  auto stale = stale_worker->Begin({.read_only = true, .snapshot_ts = r});
+  ASSERT_TRUE(stale) << "R >= GC_local on machine 1: admitted";
+  ASSERT_TRUE(master->Commit());  // the master is gone; OAT_CM now only depends on old reports
+  while (cm.GcLocal() <= r) std::this_thread::yield();
+  c.cluster().fabric().SetPartitioned(0, 1, false);
+  // The held-back report's reply raises machine 1's GC_local past R ...
+  while (m1.GcLocal() <= r) std::this_thread::yield();
+  // ... and a report sampled after that (two requests on) is folded into GC at the CM.
+  wait_reply_after(m1.SyncRequestsSent() + 2);
+  EXPECT_LE(cm.GcSafePoint(), r) << "GC passed an open stale snapshot";
+  EXPECT_LE(m1.GcSafePoint(), r) << "GC passed an open stale snapshot";
+  (*stale)->Abort();
+  // Once the snapshot ends, GC moves past R again.
+  while (m1.GcSafePoint() <= r) std::this_thread::yield();
+}
+
 INSTANTIATE_TEST_SUITE_P(Machines, GcTest, ::testing::Values(1, 3),
                          [](const auto& info) { return std::to_string(info.param) + "m"; });
 

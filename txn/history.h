@@ -10,6 +10,9 @@
 //     committed state just before W (so the witness order explains everything it saw);
 //   - strictness: if a strict transaction ended (in real time) before a strict transaction
 //     began, its serialisation point is earlier (SI: the later R >= the earlier W);
+//   - tied write timestamps: two committed writes of one key never share a timestamp, nor do two
+//     committed serializable read-write transactions where one wrote what the other read (the
+//     witness order must be an order);
 //   - snapshot isolation: a committed SI writer's keys were not written by another commit with
 //     a timestamp in (R, W) (first committer wins); reads differing at W are counted as write
 //     skew, which SI allows.

@@ -1,5 +1,6 @@
 #include "txn/log.h"
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -13,20 +14,29 @@ LogWriter::LogWriter(cluster::Fabric* fabric, cluster::MachineId self, cluster::
                      uint64_t ring_size, const std::byte* head_mirror)
     : fabric_(fabric), self_(self), to_(to), size_(ring_size), head_mirror_(head_mirror) {}
 
-uint64_t LogWriter::Head() const { return LoadWord(head_mirror_); }
+uint64_t LogWriter::Head() {
+  // The mirror only moves forward when publications arrive in order; take the maximum anyway so a
+  // late stale word can never make space look smaller (or, past the tail, underflow).
+  head_ = std::clamp(LoadWord(head_mirror_), head_, tail_);
+  return head_;
+}
+
+bool LogWriter::Drained() {
+  std::lock_guard l(mu_);
+  return Head() == tail_;
+}
+
+bool LogWriter::TryReserve(uint64_t bytes) {
+  std::lock_guard l(mu_);
+  uint64_t used = tail_ - Head();  // <= size_: appends stay within reservations
+  if (used + reserved_ + bytes > size_) return false;
+  reserved_ += bytes;
+  return true;
+}
 
 void LogWriter::Reserve(uint64_t bytes) {
-  for (;;) {
-    {
-      std::lock_guard l(mu_);
-      if (size_ - (tail_ - Head()) - reserved_ >= bytes) {
-        reserved_ += bytes;
-        return;
-      }
-    }
-    // The receiver publishes its head lazily (at least whenever it goes idle).
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
-  }
+  // The receiver publishes its head lazily (at least whenever it goes idle).
+  while (!TryReserve(bytes)) std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 
 void LogWriter::Unreserve(uint64_t bytes) {
@@ -69,10 +79,16 @@ std::optional<std::vector<std::byte>> LogReader::Next() {
     if (LoadWord(p) != w0) return std::nullopt;  // first word was stale; retry on next poll
     uint64_t type = (w0 >> 32) & 0xff;
     head_ += len;
-    if (type == kRecordPad) continue;
-    std::vector<std::byte> out(len);
-    cluster::CopyOut(p, out.data(), len);
-    return out;
+    std::optional<std::vector<std::byte>> out;
+    if (type != kRecordPad) {
+      out.emplace(len);
+      cluster::CopyOut(p, out->data(), len);
+    }
+    // Zero what was consumed, before the head is published: a later record whose first word has
+    // landed but whose trailer has not must find zero at its trailer slot, never an old lap's
+    // payload word that happens to equal the mark (which would accept a half-written record).
+    for (uint64_t off = 0; off < len; off += 8) cluster::StoreWord(p + off, 0);
+    if (out) return out;
   }
 }
 

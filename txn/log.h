@@ -36,16 +36,24 @@ class LogWriter {
   LogWriter(cluster::Fabric* fabric, cluster::MachineId self, cluster::MachineId to,
             uint64_t ring_size, const std::byte* head_mirror);
 
-  // Blocks until `bytes` can be reserved. REQUIRES: bytes <= ring_size / 2.
+  // Blocks until `bytes` can be reserved. REQUIRES: bytes <= ring_size / 2 (callers check).
   void Reserve(uint64_t bytes);
+  // Reserves `bytes` if the ring has room for them now: used (tail - head) + reserved + bytes
+  // <= ring_size.
+  bool TryReserve(uint64_t bytes);
   void Unreserve(uint64_t bytes);
   // Appends an encoded record (length a multiple of kRecordAlign, trailer word last). Consumes
   // 2 * record.size() of the caller's reservation: returns the unused part to the pool.
   cluster::CompletionPtr Append(std::vector<std::byte> record);
   uint64_t ring_size() const { return size_; }
+  // True when the receiver has consumed and published everything appended so far (head mirror
+  // == tail): no record to this receiver is in flight or unprocessed.
+  bool Drained();
 
  private:
-  uint64_t Head() const;
+  // The receiver's head as far as this writer knows: the mirror, never going back and never
+  // past the tail. REQUIRES: mu_ held.
+  uint64_t Head();
   cluster::Fabric* fabric_;
   cluster::MachineId self_, to_;
   uint64_t size_;
@@ -53,12 +61,14 @@ class LogWriter {
   std::mutex mu_;
   uint64_t tail_ = 0;      // absolute byte position, guarded by mu_
   uint64_t reserved_ = 0;  // guarded by mu_
+  uint64_t head_ = 0;      // largest head seen in the mirror; guarded by mu_
 };
 
 class LogReader {
  public:
   explicit LogReader(std::span<std::byte> ring) : ring_(ring) {}
-  // The next complete record (PAD records are skipped), or nullopt.
+  // The next complete record (PAD records are skipped), or nullopt. Consumed bytes are zeroed
+  // (FORMATS.md), so only the current lap's writes are ever nonzero at or after the head.
   std::optional<std::vector<std::byte>> Next();
   uint64_t head() const { return head_; }
 

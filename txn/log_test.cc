@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <thread>
 
 #include "cluster/fabric/local_fabric.h"
@@ -76,20 +77,74 @@ TEST(LogTest, RecordsRoundTripInOrderAcrossManyWrapsWithReservations) {
   EXPECT_EQ(next_read, 501u);
 }
 
-TEST(LogTest, ReservationBlocksUntilTheReceiverPublishesItsHead) {
+// A TRUNCATE-typed record of exactly `len` bytes (Append writes its trailer mark).
+std::vector<std::byte> Raw(uint64_t len) {
+  std::vector<std::byte> r(len);
+  uint64_t w0 = len | (uint64_t{static_cast<uint8_t>(RecordType::kTruncate)} << 32);
+  std::memcpy(r.data(), &w0, 8);
+  return r;
+}
+
+TEST(LogTest, ReservationWaitsForTheReceiversPublishedHead) {
   Ring ring;
-  ring.writer.Reserve(Ring::kSize);  // everything
-  std::atomic<bool> got{false};
-  std::thread t([&] {
-    ring.writer.Reserve(64);
-    got = true;
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_FALSE(got.load());
+  ASSERT_TRUE(ring.writer.TryReserve(Ring::kSize));  // everything
+  EXPECT_FALSE(ring.writer.TryReserve(64));
+  ring.writer.Unreserve(Ring::kSize);
+  ASSERT_TRUE(ring.writer.TryReserve(2048));
+  ring.writer.Append(Raw(1024))->Wait();
+  EXPECT_FALSE(ring.writer.TryReserve(3072 + 64)) << "1024 used + 0 reserved: 3072 free";
+  // Appended but unconsumed records keep the writer from being drained.
+  EXPECT_FALSE(ring.writer.Drained());
+  ASSERT_TRUE(ring.reader.Next());
+  EXPECT_FALSE(ring.writer.Drained()) << "consumed but not published yet";
+  ring.PublishHead();
+  EXPECT_TRUE(ring.writer.Drained());
+  EXPECT_TRUE(ring.writer.TryReserve(Ring::kSize));
+  // A Reserve blocked on a full ring returns once space is given back.
+  std::thread t([&] { ring.writer.Reserve(64); });
   ring.writer.Unreserve(Ring::kSize);
   t.join();
-  EXPECT_TRUE(got.load());
   ring.writer.Unreserve(64);
+}
+
+// A head publication delayed past a later one must not make the writer's view of the head go
+// back: space would look smaller and the old unsigned arithmetic underflowed into "plenty".
+TEST(LogTest, AStaleHeadMirrorNeverShrinksOrUnderflowsFreeSpace) {
+  Ring ring;
+  auto record = [] { return Raw(1024); };
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(ring.writer.TryReserve(2048));
+    ring.writer.Append(record())->Wait();
+    if (i == 1) {
+      while (ring.reader.Next()) {}
+      ring.PublishHead();  // head 2048
+    }
+  }
+  // tail 3072, head 2048: 1024 used.
+  ASSERT_TRUE(ring.writer.TryReserve(2048));          // 1024 + 2048 <= 4096
+  cluster::StoreWord(reinterpret_cast<std::byte*>(&ring.mirror), 0);  // a stale publication lands
+  EXPECT_FALSE(ring.writer.TryReserve(2048)) << "only 1024 bytes are free";
+  EXPECT_TRUE(ring.writer.TryReserve(1024)) << "the head the writer saw (2048) still counts";
+  EXPECT_FALSE(ring.writer.TryReserve(32));
+}
+
+// An old lap's payload word equal to a future record's mark must not complete that record when
+// only its first word has landed: the receiver zeroes what it consumed.
+TEST(LogTest, OldLapPayloadCannotForgeATrailer) {
+  Ring ring;
+  std::vector<std::byte> forged = Raw(1024);
+  uint64_t mark = RecordMark(Ring::kSize);  // the mark of position 4096 (ring offset 0, lap 2)
+  std::memcpy(forged.data() + 536, &mark, 8);
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(ring.writer.TryReserve(2048));
+    ring.writer.Append(i == 0 ? forged : Raw(1024))->Wait();
+    ASSERT_TRUE(ring.reader.Next());
+    ring.PublishHead();
+  }
+  ASSERT_EQ(ring.reader.head(), Ring::kSize);
+  // Lap 2's first record has written only its first word: length 544, trailer slot at 536.
+  cluster::StoreWord(ring.ring, 544 | (uint64_t{static_cast<uint8_t>(RecordType::kLock)} << 32));
+  EXPECT_FALSE(ring.reader.Next()) << "a half-written record was accepted";
 }
 
 TEST(LogTest, IncompleteRecordIsNotReturned) {

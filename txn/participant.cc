@@ -102,6 +102,7 @@ void TxnEngine::OnCommitPrimary(const Record& r) {
 }
 
 void TxnEngine::OnAbort(const Record& r) {
+  backup_txns_.erase(r.txn);  // sent to backups when the backup phase failed (commit.cc)
   auto it = primary_txns_.find(r.txn);
   if (it == primary_txns_.end()) return;
   for (LockedObject& lo : it->second.objects) {

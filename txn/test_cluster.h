@@ -24,13 +24,15 @@ class TestCluster {
   uint64_t Commits();
   uint64_t Aborts(AbortReason r);
 
-  // Compares every formatted slab's objects at the primary with each backup, waiting (up to 5 s)
-  // for the participant threads to apply what is still in flight. Returns "" or a description
-  // of a mismatch. REQUIRES: no transaction running and every worker flushed its truncations.
+  // Waits until every engine's outgoing logs are drained (TxnEngine::LogsDrained): every record
+  // sent, including TRUNCATEs, was processed by its receiver. REQUIRES: no transaction running,
+  // every worker flushed its truncations, no machine paused.
+  void WaitQuiescent();
+  // WaitQuiescent, then compares every formatted slab's objects at the primary with each backup.
+  // Returns "" or a description of a mismatch. REQUIRES: as WaitQuiescent.
   std::string CheckReplicas();
 
  private:
-  std::string CompareReplicasOnce();
   cluster::LocalCluster cluster_;
   std::vector<std::unique_ptr<TxnEngine>> engines_;
 };

@@ -41,9 +41,13 @@ void Txn::Finish() {
 }
 
 std::unexpected<TxnError> Txn::Fail(AbortReason reason) {
+  return Fail(TxnError{TxnErrorCode::kAborted, reason});
+}
+
+std::unexpected<TxnError> Txn::Fail(TxnError error) {
   if (!error_) {
-    error_ = TxnError{TxnErrorCode::kAborted, reason};
-    worker_->engine().counters().Count(reason);
+    error_ = error;
+    if (error.code == TxnErrorCode::kAborted) worker_->engine().counters().Count(error.reason);
     for (auto& [addr, index] : allocated_) {
       if (Slab* s = worker_->engine().FindSlab(addr)) s->PostFree(index);
     }

@@ -118,19 +118,22 @@ class Txn {
   };
   Txn(Worker* worker, TxnId id, TxnOptions options, Timestamp read_ts);
   std::unexpected<TxnError> Fail(AbortReason reason);
+  // Records `error` as the transaction's final error (later calls return it) and undoes its
+  // allocations; counts an abort reason only for kAborted.
+  std::unexpected<TxnError> Fail(TxnError error);
   std::expected<const ReadEntry*, TxnError> ReadObject(Addr addr);
   void Finish();
 
   // Commit phases (commit.cc), in FaRM/FaRMv2 order.
   struct Participants;
   Participants Plan();
-  void ReserveLogs(Participants& p);
+  std::expected<void, TxnError> ReserveLogs(Participants& p);
   std::expected<Timestamp, TxnError> LockPhase(Participants& p);
   std::expected<Timestamp, TxnError> WriteTimestamp(Timestamp max_head_ts);
   bool ValidatePhase();
-  void CommitBackupPhase(Participants& p, Timestamp w);
-  void CommitPrimaryPhase(Participants& p, Timestamp w);
-  void AbortPhase(Participants& p);
+  bool CommitBackupPhase(Participants& p, Timestamp w);
+  bool CommitPrimaryPhase(Participants& p, Timestamp w);
+  void AbortPhase(Participants& p, bool backups_too);
   void ReleaseReservations(Participants& p);
 
   Worker* worker_;

@@ -260,6 +260,148 @@ TEST(TxnIsolationTest, TwoClustersInOneProcessAreIndependent) {
   EXPECT_EQ(ReadOne(*wb, y), 22u);
 }
 
+// FaRMv2 §4.2: R must be in the past at the CM before the first read. A snapshot_ts beyond the
+// machine's upper bound is refused (waiting for it would be unbounded); one inside the
+// uncertainty interval is waited out, so a commit after Begin can no longer get W <= R.
+TEST(TxnSnapshotTest, FutureSnapshotIsRefusedAndAnUncertainOneIsWaitedOut) {
+  TestCluster c(Machines(3, 2), Patient());
+  auto w = c.engine(1).NewWorker();
+  auto w2 = c.engine(2).NewWorker();
+  Addr a = Create(*w, 0), b = Create(*w, 0);
+  cluster::Clock& clock = c.engine(1).machine().clock();
+  Timestamp future = clock.Now().upper + 2'000'000'000;  // 2 s ahead
+  auto refused = w->Begin({.read_only = true, .snapshot_ts = future});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, TxnErrorCode::kInvalidArgument);
+
+  Timestamp r = clock.Now().upper;  // not yet known to be past (machine 1 is not the CM)
+  auto ro = w->Begin({.read_only = true, .snapshot_ts = r});
+  ASSERT_TRUE(ro);
+  EXPECT_GT(clock.Now().lower, r) << "Begin returned before R was in the past";
+  auto va = (*ro)->Read(a);
+  ASSERT_TRUE(va);
+  auto t2 = *w2->Begin({});
+  ASSERT_TRUE(t2->Write(a, Bytes(1)) && t2->Write(b, Bytes(1)));
+  auto info = t2->Commit();
+  ASSERT_TRUE(info);
+  EXPECT_GT(info->write_ts, r);
+  auto vb = (*ro)->Read(b);
+  ASSERT_TRUE(vb);
+  EXPECT_EQ(Value(*va), Value(*vb)) << "one snapshot saw a=" << Value(*va) << ", b=" << Value(*vb);
+}
+
+// TxnId holds 16 bits of worker id: ids are reused, never two live workers share one, and
+// NewWorker() returns nullptr while all are live.
+TEST(TxnWorkerIdTest, IdsAreRecycledAndExhaustionFailsCleanly) {
+  TestCluster c(Machines(1, 0), Patient());
+  TxnEngine& e = c.engine(0);
+  TxnId first_txn;
+  uint32_t first_id;
+  {
+    auto w = e.NewWorker();
+    first_id = w->id();
+    first_txn = (*w->Begin({}))->id();
+  }
+  for (int i = 0; i < 70'000; ++i) ASSERT_NE(e.NewWorker(), nullptr);
+  {
+    auto w = e.NewWorker();
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->id(), first_id);
+    EXPECT_NE((*w->Begin({}))->id(), first_txn) << "a reused id must not repeat TxnIds";
+    Addr a = Create(*w, 5);  // commits: LOCK-REPLYs reach this worker
+    EXPECT_EQ(ReadOne(*w, a), 5u);
+  }
+  std::vector<std::unique_ptr<Worker>> live;
+  for (uint32_t i = 0; i < TxnEngine::kMaxWorkers; ++i) {
+    live.push_back(e.NewWorker());
+    ASSERT_NE(live.back(), nullptr) << i;
+    ASSERT_GE(live.back()->id(), 1u);
+    ASSERT_LE(live.back()->id(), TxnEngine::kMaxWorkers);
+  }
+  EXPECT_EQ(e.NewWorker(), nullptr);
+  uint32_t freed = live[1234]->id();
+  live[1234].reset();
+  auto again = e.NewWorker();
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->id(), freed);
+  live.clear();
+  Addr a = Create(*again, 9);
+  EXPECT_EQ(ReadOne(*again, a), 9u);
+}
+
+// Each participant's reservation (LOCK + COMMIT-PRIMARY/ABORT as a primary, COMMIT-BACKUP for
+// every primary it backs up) must fit half a ring; a larger commit fails with kInvalidArgument
+// instead of waiting forever in Reserve, and leaks no reservation.
+TEST(TxnLimitTest, CommitTooLargeForAParticipantsRingFailsCleanly) {
+  cluster::LocalClusterOptions o = Machines(5, 4);
+  EngineOptions eo = Patient();
+  eo.log_size = 256 << 10;
+  TestCluster c(o, eo);
+  constexpr int kPerPrimary = 507;  // one LOCK fits; machine 0's COMMIT-BACKUP of 4 x 507 does not
+  std::vector<Addr> objs;
+  for (int m = 0; m < 5; ++m) {
+    auto w = c.engine(m).NewWorker();
+    auto t = *w->Begin({});
+    for (int i = 0; i < kPerPrimary; ++i) objs.push_back(*t->Alloc(8));
+    ASSERT_TRUE(t->Commit()) << "setup on machine " << m;
+  }
+  auto w = c.engine(0).NewWorker();
+  for (int round = 0; round < 3; ++round) {
+    auto t = *w->Begin({});
+    for (Addr a : objs) ASSERT_TRUE(t->Write(a, Bytes(1)));
+    auto r = t->Commit();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, TxnErrorCode::kInvalidArgument);
+  }
+  // A transaction over a tenth of them commits: nothing was left reserved.
+  auto t = *w->Begin({});
+  for (size_t i = 0; i < objs.size(); i += 10) ASSERT_TRUE(t->Write(objs[i], Bytes(2)));
+  ASSERT_TRUE(t->Commit());
+  EXPECT_EQ(ReadOne(*w, objs[10]), 2u);
+}
+
+// A one-sided append that fails (the receiver's ring is gone) is not an acknowledgement.
+TEST(TxnLimitTest, FailedLogAppendsFailTheCommitInsteadOfCountingAsAcks) {
+  TestCluster c(Machines(3, 2), Patient());
+  auto w0 = c.engine(0).NewWorker();
+  auto w1 = c.engine(1).NewWorker();
+  Addr a = Create(*w0, 7);  // primary: machine 0, backups 1 and 2
+  cluster::Fabric& fabric = c.cluster().fabric();
+  // COMMIT-BACKUP from 0 to backup 1 cannot be written.
+  fabric.Unregister(1, cluster::MemKey(cluster::MemKind::kLog, 0));
+  {
+    auto t = *w0->Begin({});
+    ASSERT_TRUE(t->Write(a, Bytes(8)));
+    auto r = t->Commit();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, TxnErrorCode::kInternal);
+  }
+  EXPECT_EQ(ReadOne(*w0, a), 7u) << "the failed commit was exposed or left its lock";
+  // LOCK from 1 to primary 0 cannot be written: no LOCK-REPLY will come, so do not wait for one.
+  fabric.Unregister(0, cluster::MemKey(cluster::MemKind::kLog, 1));
+  auto t = *w1->Begin({});
+  ASSERT_TRUE(t->Write(a, Bytes(9)));
+  auto r = t->Commit();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, TxnErrorCode::kInternal);
+  EXPECT_EQ(ReadOne(*w0, a), 7u);
+}
+
+// Headers keep 53 bits of W: a master clock beyond that fails commits instead of installing a
+// truncated (older-looking) version.
+TEST(TxnLimitTest, WriteTimestampBeyond53BitsFailsTheCommit) {
+  cluster::LocalClusterOptions o = Machines(1, 0);
+  o.skews = {{int64_t{1} << 53, 0}};
+  TestCluster c(o, Patient());
+  auto w = c.engine(0).NewWorker();
+  auto t = *w->Begin({});
+  Addr a = *t->Alloc(8);
+  ASSERT_TRUE(t->Write(a, Bytes(1)));
+  auto r = t->Commit();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, TxnErrorCode::kInternal);
+}
+
 INSTANTIATE_TEST_SUITE_P(Machines, TxnTest, ::testing::Values(1, 3),
                          [](const auto& info) { return std::to_string(info.param) + "m"; });
 

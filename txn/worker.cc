@@ -7,8 +7,7 @@ namespace farmdb::txn {
 Worker::~Worker() {
   FlushTruncations();
   for (auto& [lines, s] : slabs_) engine_->ReleaseSlab(s);
-  std::lock_guard l(engine_->workers_mu_);
-  engine_->workers_.erase(id_);
+  engine_->ReleaseWorkerId(id_, next_seq_);
 }
 
 std::expected<std::unique_ptr<Txn>, TxnError> Worker::Begin(TxnOptions options) {
@@ -17,6 +16,13 @@ std::expected<std::unique_ptr<Txn>, TxnError> Worker::Begin(TxnOptions options) 
   Timestamp r;
   if (options.snapshot_ts) {
     if (!options.read_only) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
+    // A snapshot must be in the past before the first read (FaRMv2 §4.2), else a commit with
+    // W <= R could still happen after a read. One that is surely in the future (beyond this
+    // machine's upper bound) is refused rather than waited for without bound; one inside the
+    // uncertainty interval is waited out below (bounded by the uncertainty).
+    if (*options.snapshot_ts > clock.Now().upper) {
+      return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
+    }
     std::lock_guard l(active_mu_);
     // §4.6: stale snapshots are allowed only at or above GC_local.
     if (*options.snapshot_ts < engine_->machine().GcLocal()) {
@@ -40,6 +46,7 @@ std::expected<std::unique_ptr<Txn>, TxnError> Worker::Begin(TxnOptions options) 
     active_.erase(active_.find(placeholder));
     active_.insert(r);
   }
+  if (options.snapshot_ts) clock.WaitUntilPast(r);
   return std::unique_ptr<Txn>(new Txn(this, id, options, r));
 }
 

@@ -152,8 +152,10 @@ WorkloadResult RunWorkload(Workload kind, TestCluster& cluster, const WorkloadOp
       Addr a = *t->Alloc(8);
       uint64_t init = kind == Workload::kBank ? kInitialBalance : 0;
       (void)t->Write(a, Bytes(init));
-      if (!t->Commit()) {
-        res.invariant_error = "setup commit failed";
+      if (auto done = t->Commit(); !done) {
+        res.invariant_error = "setup commit failed: code " +
+                              std::to_string(static_cast<int>(done.error().code)) + ", " +
+                              std::string(AbortReasonName(done.error().reason));
         return res;
       }
       keys.push_back(a);

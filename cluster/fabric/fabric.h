@@ -5,6 +5,10 @@
 // - One-sided Read/Write of registered memory at (machine, key, offset), word-granular (see
 //   word_copy.h for the ordering contract). The completion means "the remote side has it" (for
 //   a write: the bytes are in the receiver's memory; for a read: the bytes are in dst).
+//   Ordering: one-sided operations from one machine to another take effect in the order they
+//   were issued (as on an RDMA reliable connection), whatever their delays; operations between
+//   different pairs are unordered. Callers may rely on it (e.g. a later write to the same word
+//   wins) but not on completions being signalled in order.
 // - Messages: delivered to the receiver's handler on the receiver's fabric thread, in no
 //   particular order under faults; handlers must be quick (hand longer work to another thread).
 // Implementations are thread-safe.

@@ -7,7 +7,10 @@
 namespace farmdb::cluster {
 
 LocalFabric::LocalFabric(int machines, uint64_t seed) : rng_(seed) {
-  for (int i = 0; i < machines; ++i) nics_.push_back(std::make_unique<Nic>());
+  for (int i = 0; i < machines; ++i) {
+    nics_.push_back(std::make_unique<Nic>());
+    for (int j = 0; j < machines; ++j) nics_.back()->pairs.push_back(std::make_unique<Pair>());
+  }
   for (int i = 0; i < machines; ++i) {
     nics_[i]->thread = std::thread([this, i] { NicLoop(static_cast<MachineId>(i)); });
   }
@@ -124,11 +127,22 @@ CompletionPtr LocalFabric::Read(MachineId from, MachineId to, uint64_t key, uint
   bool drop;
   auto delay = DrawDelay(&drop, 0, false);
   Op op{std::chrono::steady_clock::now() + delay, OpKind::kRead, from, key, offset, dst, {}, 0, c};
-  if (delay.count() == 0 && !Blocked(from, to)) {
+  return SubmitOneSided(to, std::move(op), delay);
+}
+
+CompletionPtr LocalFabric::SubmitOneSided(MachineId to, Op op, std::chrono::microseconds delay) {
+  CompletionPtr c = op.completion;
+  Pair& pair = *nics_[to]->pairs[op.from];
+  std::lock_guard lock(pair.mu);
+  if (pair.pending == 0 && delay.count() == 0 && !Blocked(op.from, to)) {
     c->Finish(Execute(to, op));
-  } else {
-    Enqueue(to, std::move(op));
+    return c;
   }
+  // Equal due times are executed in queue order, which is issue order here.
+  op.due = std::max(op.due, pair.last_due);
+  pair.last_due = op.due;
+  ++pair.pending;
+  Enqueue(to, std::move(op));
   return c;
 }
 
@@ -139,12 +153,7 @@ CompletionPtr LocalFabric::Write(MachineId from, MachineId to, uint64_t key, uin
   auto delay = DrawDelay(&drop, 0, false);
   Op op{std::chrono::steady_clock::now() + delay, OpKind::kWrite, from, key, offset, {},
         std::vector<std::byte>(src.begin(), src.end()), 0, c};
-  if (delay.count() == 0 && !Blocked(from, to)) {
-    c->Finish(Execute(to, op));
-  } else {
-    Enqueue(to, std::move(op));
-  }
-  return c;
+  return SubmitOneSided(to, std::move(op), delay);
 }
 
 void LocalFabric::Send(MachineId to, Message msg) {
@@ -183,7 +192,13 @@ void LocalFabric::NicLoop(MachineId m) {
     if (op.kind == OpKind::kMessage) {
       if (handler) handler(Message{op.from, op.type, std::move(op.data)});
     } else {
-      op.completion->Finish(Execute(m, op));
+      bool ok = Execute(m, op);
+      {
+        Pair& pair = *nic.pairs[op.from];
+        std::lock_guard pair_lock(pair.mu);
+        --pair.pending;
+      }
+      op.completion->Finish(ok);
     }
     lock.lock();
   }

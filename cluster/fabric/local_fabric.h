@@ -7,7 +7,9 @@
 //
 // Fault hooks (all seeded through the constructor's seed, changeable at run time):
 //   - delay: each op/message waits a uniform random time in [min_delay, max_delay]; different
-//     delays reorder operations and messages;
+//     delays reorder messages, but one-sided operations from one machine to another still take
+//     effect in issue order (the Fabric contract, fabric.h): a delayed operation holds back the
+//     later ones of its pair;
 //   - drop: messages whose type is in droppable_types are dropped with drop_probability
 //     (one-sided operations model reliable connections and are never dropped);
 //   - partition: operations between a cut pair stall until healed;
@@ -75,7 +77,14 @@ class LocalFabric final : public Fabric {
     uint16_t type = 0;
     CompletionPtr completion;
   };
+  // Per (sender, target) ordering of one-sided operations. Lock order: Pair::mu before Nic::mu.
+  struct Pair {
+    std::mutex mu;
+    std::chrono::steady_clock::time_point last_due;  // of the latest queued op; guarded by mu
+    int pending = 0;  // queued or executing on the fabric thread; guarded by mu
+  };
   struct Nic {
+    std::vector<std::unique_ptr<Pair>> pairs;  // [sender]; fixed after construction
     std::mutex mu;
     std::condition_variable cv;
     std::deque<Op> queue;
@@ -89,6 +98,9 @@ class LocalFabric final : public Fabric {
   std::chrono::microseconds DrawDelay(bool* drop, uint16_t type, bool is_message);
   bool Execute(MachineId to, const Op& op);
   void Enqueue(MachineId to, Op op);
+  // Runs a one-sided op inline if nothing of its pair is queued and it needs no delay, else
+  // queues it no earlier than the pair's previous op.
+  CompletionPtr SubmitOneSided(MachineId to, Op op, std::chrono::microseconds delay);
   void NicLoop(MachineId m);
 
   mutable std::shared_mutex mem_mu_;

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include "cluster/fabric/word_copy.h"
+
 namespace farmdb::cluster {
 namespace {
 
@@ -82,6 +84,33 @@ TEST(LocalFabricTest, PauseAndPartitionStallUntilLifted) {
   f.SetPartitioned(1, 2, false);
   cut->Wait();
   EXPECT_TRUE(cut->ok());
+}
+
+// fabric.h: one-sided operations of one pair take effect in issue order whatever their delays
+// (RDMA RC semantics), so the last write to a word wins. The log's head publication relies on it.
+TEST(LocalFabricTest, DelayedOneSidedWritesOfOnePairKeepIssueOrder) {
+  LocalFabric f(3, 7);
+  alignas(8) uint64_t word = 0;
+  f.Register(0, kKey, {reinterpret_cast<std::byte*>(&word), 8});
+  FaultPolicy p;
+  p.max_delay = std::chrono::microseconds(300);
+  f.SetFaults(p);
+  int regressed = 0;
+  for (uint64_t v = 1; v < 400; v += 2) {
+    auto c1 = f.Write(1, 0, kKey, 0, std::as_bytes(std::span<const uint64_t>(&v, 1)));
+    uint64_t next = v + 1;
+    auto c2 = f.Write(1, 0, kKey, 0, std::as_bytes(std::span<const uint64_t>(&next, 1)));
+    c1->Wait(), c2->Wait();
+    regressed += LoadWord(reinterpret_cast<std::byte*>(&word)) != next;
+  }
+  EXPECT_EQ(regressed, 0) << "a delayed write landed after a later one of the same pair";
+  // A read issued after a write of the same pair sees it.
+  uint64_t v = 12345;
+  f.Write(1, 0, kKey, 0, std::as_bytes(std::span<const uint64_t>(&v, 1)));
+  alignas(8) uint64_t got = 0;
+  f.Read(1, 0, kKey, 0, std::as_writable_bytes(std::span<uint64_t>(&got, 1)))->Wait();
+  EXPECT_EQ(got, 12345u);
+  f.Shutdown();
 }
 
 TEST(LocalFabricTest, DelaysReorderMessagesAndDropsOnlyDroppableTypes) {
