@@ -1,0 +1,101 @@
+// BTree: an ordered index over opaque byte-string keys and values whose nodes are FaRM objects
+// (FaRM SOSP'15 §6.2 and FaRMv2 §2), built only from txn transactions.
+//
+// Every node carries fence keys (btree_node.h); each parent-to-child step checks the child's
+// fences against the bounds the parent gave it. A per-machine BTreeCache keeps decoded internal
+// nodes, so a lookup usually reads only its leaf through the transaction: the leaf enters the read
+// set, and its fences prove it is the leaf for the key at the read timestamp, so stale cached
+// internal nodes can only send a lookup to a leaf whose fences then disagree, which drops them
+// from the cache and repeats the descent through the transaction. Range scans read each leaf they
+// cover in the transaction, so a concurrent insert into the range (which writes one of those
+// leaves) fails the scanner's validation: no phantoms under serializable transactions.
+//
+// Inserts that overflow a leaf split it (and overflowing parents) in the caller's transaction;
+// the root node never moves, so its Addr names the tree. Erase removes items without merging
+// nodes: an emptied leaf stays in place with its fences, which keeps the tree correct (see
+// README "Known gaps").
+//
+// Unique trees map a key to one value; non-unique trees hold a set of distinct (key, value)
+// pairs ordered by key then value. A BTree value is the root's Addr and a cache pointer: copyable
+// and thread-safe; the cache must outlive it.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "storage/btree_node.h"
+#include "storage/index.h"
+
+namespace farmdb::storage {
+
+// Decoded internal nodes of any number of trees, shared by every thread of one machine. Entries
+// are hints that descents check with fence keys, so they need no invalidation protocol.
+class BTreeCache {
+ public:
+  std::shared_ptr<const BTreeNode> Get(Addr a) const;
+  void Put(Addr a, std::shared_ptr<const BTreeNode> node);
+  void Erase(Addr a);
+  size_t size() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<Addr, std::shared_ptr<const BTreeNode>> nodes_;
+};
+
+struct BTreeOptions {
+  bool unique = true;
+  // Node object payload; an item (key + value + 4) may use at most an eighth of it, so a split
+  // always leaves both halves room for their fences.
+  size_t node_bytes = 4096;
+};
+
+struct KeyBound {
+  std::string key;
+  bool inclusive = true;
+};
+
+enum class ScanDirection { kForward, kBackward };
+
+class BTree {
+ public:
+  static StorageResult<BTree> Create(txn::Txn& t, BTreeOptions options, BTreeCache* cache);
+  static BTree Open(Addr root, BTreeCache* cache) { return BTree(root, cache); }
+  Addr root() const { return root_; }
+
+  StorageResult<std::vector<std::string>> Lookup(txn::Txn& t, std::string_view key) const;
+  StorageResult<void> Insert(txn::Txn& t, std::string_view key, std::string_view value) const;
+  StorageResult<size_t> Erase(txn::Txn& t, std::string_view key,
+                              std::optional<std::string_view> value = std::nullopt) const;
+  // Pairs with lower <= key <= upper (bounds optional, each inclusive or not), in key order
+  // (then value order) or its reverse.
+  StorageResult<std::unique_ptr<IndexIterator>> Scan(txn::Txn& t, std::optional<KeyBound> lower,
+                                                     std::optional<KeyBound> upper,
+                                                     ScanDirection direction) const;
+  // Walks the whole tree in `t`: fences, order, levels, sizes. "" if sound.
+  StorageResult<std::string> CheckInvariants(txn::Txn& t) const;
+
+ private:
+  class Iterator;
+  struct Target;
+  using NodePtr = std::shared_ptr<const BTreeNode>;
+  using Path = std::vector<std::pair<Addr, NodePtr>>;
+
+  BTree(Addr root, BTreeCache* cache) : root_(root), cache_(cache) {}
+  StorageResult<NodePtr> ReadNode(txn::Txn& t, Addr a) const;
+  // Root-to-leaf path to the leaf covering `target`. With the cache, internal nodes come from it
+  // where present (and only the leaf is certain to be read through t).
+  StorageResult<Path> Descend(txn::Txn& t, const Target& target, bool use_cache) const;
+  StorageResult<void> SplitUp(txn::Txn& t, Path path, BTreeNode node) const;
+  StorageResult<std::string> CheckNode(txn::Txn& t, Addr a, const BTreeItem& low,
+                                       const std::optional<BTreeItem>& high, int level) const;
+
+  Addr root_;
+  BTreeCache* cache_;
+};
+
+}  // namespace farmdb::storage

@@ -1,0 +1,85 @@
+// HashIndex: FaRM's chained associative hopscotch hash table (FaRM NSDI'14, used by FaRM SOSP'15
+// §6.2) over opaque byte-string keys and values, built only from txn transactions.
+//
+// A key's home is bucket i of the segment its hash selects; it lives in bucket i, in bucket i+1
+// (the two-bucket neighbourhood, read together by a lookup) or in bucket i's overflow chain.
+// The table grows a segment at a time: an insert that would lengthen a full neighbourhood's chain
+// splits that segment (extendible hashing over a directory of segments), inside the caller's
+// transaction, so no operation ever waits for a global resize (storage/README.md says why).
+//
+// Every operation runs inside the caller's Txn, so index updates are replicated, atomic with the
+// caller's other writes, and read one consistent snapshot (FaRMv2 §4.2 opacity): unlike FaRMv1
+// there are no incarnations or per-bucket versions. Conflicts surface as the Txn's abort error
+// (StorageError::Code::kTxn, retryable); the caller retries the whole transaction.
+//
+// Unique indexes map a key to one value (Insert of a present key fails with kDuplicateKey).
+// Non-unique indexes hold a set of distinct (key, value) pairs (inserting a present pair fails
+// with kDuplicateKey): a secondary index maps a key to primary keys, each at most once.
+// A HashIndex value is just the root's address: copyable, immutable, thread-safe; the Txn it is
+// given is used by one thread at a time (txn.h).
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/hash_bucket.h"
+#include "storage/index.h"
+#include "txn/txn.h"
+
+namespace farmdb::storage {
+
+struct HashIndexOptions {
+  bool unique = true;
+  uint32_t buckets_per_segment = 32;  // 2..1024; a split rewrites one segment's buckets
+  // At most 2^max_global_depth segments; beyond that, overflow chains grow (tests lower it).
+  uint32_t max_global_depth = kMaxGlobalDepth;
+};
+
+class HashIndex {
+ public:
+  // Allocates the root, one segment and its buckets in `t` (the index exists once t commits).
+  static StorageResult<HashIndex> Create(txn::Txn& t, HashIndexOptions options);
+  static HashIndex Open(Addr root) { return HashIndex(root); }
+  Addr root() const { return root_; }
+
+  // Values stored under `key` (at most one for a unique index), in no particular order.
+  StorageResult<std::vector<std::string>> Lookup(txn::Txn& t, std::string_view key) const;
+  // The same pairs behind the iterator interface the B-tree's range scans share.
+  StorageResult<std::unique_ptr<IndexIterator>> Scan(txn::Txn& t, std::string_view key) const;
+  StorageResult<void> Insert(txn::Txn& t, std::string_view key, std::string_view value) const;
+  // Removes the pairs with this key (and this value, if given; then at most one pair).
+  // Returns how many were removed.
+  StorageResult<size_t> Erase(txn::Txn& t, std::string_view key,
+                              std::optional<std::string_view> value = std::nullopt) const;
+  // Calls fn(key, value) for every pair (tests and full scans).
+  StorageResult<void> ForEach(txn::Txn& t,
+                              const std::function<void(std::string_view, std::string_view)>& fn) const;
+  // Checks the structure: directory vs segment depths and prefixes, every entry in its home's
+  // neighbourhood or chain with the right hash, no empty overflow buckets. "" if sound.
+  StorageResult<std::string> CheckInvariants(txn::Txn& t) const;
+
+  // The 64-bit hash keys are placed by (exposed for tests that need colliding buckets).
+  static uint64_t Hash(std::string_view key);
+
+ private:
+  explicit HashIndex(Addr root) : root_(root) {}
+  struct Place;
+  struct Found;
+  StorageResult<Place> Locate(txn::Txn& t, uint64_t hash) const;
+  StorageResult<std::vector<Found>> FindAll(txn::Txn& t, const Place& p, uint64_t hash,
+                                            std::string_view key, bool first_only) const;
+  // Puts `e` into its home's neighbourhood or chain. Returns false (changing nothing) when that
+  // would need a new overflow bucket and `may_split`: the caller splits the segment and retries.
+  StorageResult<bool> Put(txn::Txn& t, const Place& p, HashEntry e, bool may_split) const;
+  StorageResult<void> Split(txn::Txn& t, const Place& p) const;
+
+  Addr root_;
+};
+
+}  // namespace farmdb::storage
