@@ -45,9 +45,9 @@ bool SocketChannel::Stopping() const {
 
 ReadStatus SocketChannel::ReadExact(char* out, size_t n) {
   while (n > 0) {
-    if (offset_ < buffer_.size()) {
-      size_t take = std::min(n, buffer_.size() - offset_);
-      std::memcpy(out, buffer_.data() + offset_, take);
+    if (offset_ < filled_) {
+      size_t take = std::min(n, filled_ - offset_);
+      std::memcpy(out, buffer_.get() + offset_, take);
       offset_ += take;
       out += take;
       n -= take;
@@ -59,18 +59,13 @@ ReadStatus SocketChannel::ReadExact(char* out, size_t n) {
       return ReadStatus::kClosed;
     }
     if (fds[1].revents & POLLIN) return ReadStatus::kStopping;
-    buffer_.resize(kReadBuffer);
+    if (!buffer_) buffer_ = std::make_unique_for_overwrite<char[]>(kReadBuffer);
     offset_ = 0;
-    ssize_t got = ::recv(fd_, buffer_.data(), buffer_.size(), 0);
-    if (got < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {
-      buffer_.clear();
-      continue;
-    }
-    if (got <= 0) {
-      buffer_.clear();
-      return ReadStatus::kClosed;
-    }
-    buffer_.resize(static_cast<size_t>(got));
+    filled_ = 0;
+    ssize_t got = ::recv(fd_, buffer_.get(), kReadBuffer, 0);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+    if (got <= 0) return ReadStatus::kClosed;
+    filled_ = static_cast<size_t>(got);
   }
   return ReadStatus::kOk;
 }

@@ -12,6 +12,7 @@
 // Thread-safety: used by its connection's thread only. Owns and closes the socket.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "server/connection.h"
@@ -33,8 +34,11 @@ class SocketChannel : public Channel {
 
   int fd_;
   int stop_fd_;
-  std::string buffer_;  // bytes received but not yet consumed, from offset_
+  // Receive buffer, allocated once: bytes [offset_, filled_) are received but not yet consumed.
+  // (Resizing a std::string per recv zero-filled 64 KiB each time: half of a SELECT 1's cost.)
+  std::unique_ptr<char[]> buffer_;
   size_t offset_ = 0;
+  size_t filled_ = 0;
 };
 
 }  // namespace farmdb::server

@@ -148,6 +148,8 @@ class SessionImpl final : public Session {
   }
 
   void ReportChanges(ResultSink& sink) {
+    if (settings_.Generation() == reported_generation_) return;
+    reported_generation_ = settings_.Generation();
     auto now = settings_.Reported();
     for (size_t i = 0; i < now.size(); ++i) {
       if (now[i].second != reported_[i].second) sink.ParameterStatus(now[i].first, now[i].second);
@@ -159,6 +161,7 @@ class SessionImpl final : public Session {
   TransactionBlock txn_;
   CancelFlag* cancel_;
   std::vector<std::pair<std::string, std::string>> reported_;  // as last sent to the client
+  uint64_t reported_generation_ = 0;  // settings_.Generation() when reported_ was taken
 };
 
 std::expected<std::shared_ptr<PreparedImpl>, Error> SessionImpl::Analyze(Statement statement,

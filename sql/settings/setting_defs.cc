@@ -173,9 +173,11 @@ std::expected<std::string, Error> NormalizeString(const SettingDef& def, std::st
 std::span<const SettingDef> SettingDefs() { return kDefs; }
 
 const SettingDef* FindSetting(std::string_view name) {
-  std::string lower = Lower(name);
+  auto same_letter = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  };
   for (const SettingDef& def : kDefs) {
-    if (Lower(def.name) == lower) return &def;
+    if (std::ranges::equal(def.name, name, same_letter)) return &def;
   }
   return nullptr;
 }

@@ -126,6 +126,7 @@ std::expected<void, Error> Settings::Set(std::string_view name, std::optional<st
   }
   auto [it, inserted] = touched_.try_emplace(key, Saved{e->value, e->value});
   e->value = next;
+  ++generation_;
   if (!is_local && !IsTransactionScoped(key)) it->second.session = next;
   return {};
 }
@@ -162,19 +163,24 @@ void Settings::BeginTransaction(std::string isolation, bool read_only) {
 }
 
 void Settings::EndTransaction(bool commit) {
+  if (touched_.empty()) return;
   for (auto& [key, saved] : touched_) {
     entries_[key].value = commit ? saved.session : saved.before;
   }
   touched_.clear();
+  ++generation_;
 }
 
-TextOptions Settings::Text() const {
+const TextOptions& Settings::Text() const {
+  if (text_generation_ == generation_) return text_;
   TextOptions options;
   options.extra_float_digits = static_cast<int>(SettingInt(*FindSetting("extra_float_digits"), ValueOf("extra_float_digits")));
   options.bytea_hex = ValueOf("bytea_output") == "hex";
   // The stored value is canonical, so it always parses.
   options.date_style = ParseDateStyle(ValueOf("DateStyle"), {}, {}).value_or(DateStyle{});
-  return options;
+  text_ = options;
+  text_generation_ = generation_;
+  return text_;
 }
 
 int64_t Settings::StatementTimeoutMs() const {

@@ -48,12 +48,15 @@ class Settings {
   };
   std::vector<Row> All() const;  // SHOW ALL, sorted by name
   std::vector<std::pair<std::string, std::string>> Reported() const;
+  // Changes whenever a value that SET can change changes (not the per-transaction
+  // transaction_isolation/transaction_read_only), so callers can skip unchanged work per statement.
+  uint64_t Generation() const { return generation_; }
 
   void BeginTransaction(std::string isolation, bool read_only);
   void EndTransaction(bool commit);
 
-  // The settings that shape text input and output of values.
-  TextOptions Text() const;
+  // The settings that shape text input and output of values (parsed once per Generation()).
+  const TextOptions& Text() const;
   int64_t StatementTimeoutMs() const;
 
  private:
@@ -73,6 +76,9 @@ class Settings {
 
   std::map<std::string, Entry> entries_;  // by lower-cased name
   std::map<std::string, Saved> touched_;  // entries changed in the current transaction
+  uint64_t generation_ = 1;
+  mutable uint64_t text_generation_ = 0;  // generation text_ was computed at
+  mutable TextOptions text_;
 };
 
 }  // namespace farmdb::sql
