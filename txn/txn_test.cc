@@ -6,20 +6,10 @@
 #include <thread>
 
 #include "txn/test_cluster.h"
+#include "txn/workload.h"
 
 namespace farmdb::txn {
 namespace {
-
-std::vector<std::byte> Bytes(uint64_t v) {
-  std::vector<std::byte> b(8);
-  std::memcpy(b.data(), &v, 8);
-  return b;
-}
-uint64_t Value(const std::vector<std::byte>& b) {
-  uint64_t v;
-  std::memcpy(&v, b.data(), 8);
-  return v;
-}
 
 cluster::LocalClusterOptions Machines(int n, int f) {
   cluster::LocalClusterOptions o;
@@ -44,7 +34,7 @@ Addr Create(Worker& w, uint64_t v) {
   auto t = w.Begin({});
   auto a = (*t)->Alloc(8);
   EXPECT_TRUE(a.has_value());
-  EXPECT_TRUE((*t)->Write(*a, Bytes(v)).has_value());
+  EXPECT_TRUE((*t)->Write(*a, U64Bytes(v)).has_value());
   EXPECT_TRUE((*t)->Commit().has_value());
   return *a;
 }
@@ -54,7 +44,7 @@ uint64_t ReadOne(Worker& w, Addr a, TxnOptions o = {}) {
   auto v = (*t)->Read(a);
   EXPECT_TRUE(v.has_value());
   EXPECT_TRUE((*t)->Commit().has_value());
-  return v ? Value(*v) : ~uint64_t{0};
+  return v ? U64Value(*v) : ~uint64_t{0};
 }
 
 class TxnTest : public ::testing::TestWithParam<int> {};
@@ -84,8 +74,8 @@ TEST_P(TxnTest, ConflictingWritersOneAbortsWithLockOrValidationReason) {
   auto v1 = t1->Read(a);
   auto v2 = t2->Read(a);
   ASSERT_TRUE(v1 && v2);
-  ASSERT_TRUE(t1->Write(a, Bytes(Value(*v1) + 1)));
-  ASSERT_TRUE(t2->Write(a, Bytes(Value(*v2) + 1)));
+  ASSERT_TRUE(t1->Write(a, U64Bytes(U64Value(*v1) + 1)));
+  ASSERT_TRUE(t2->Write(a, U64Bytes(U64Value(*v2) + 1)));
   ASSERT_TRUE(t1->Commit().has_value());
   auto r2 = t2->Commit();
   ASSERT_FALSE(r2.has_value());
@@ -104,10 +94,10 @@ TEST_P(TxnTest, SerializableReadWriteFailsValidationWhenReadObjectChanges) {
   Addr a = Create(*w1, 1), b = Create(*w1, 2);
   auto t1 = *w1->Begin({});
   ASSERT_TRUE(t1->Read(a));
-  ASSERT_TRUE(t1->Write(b, Bytes(7)));
+  ASSERT_TRUE(t1->Write(b, U64Bytes(7)));
   {
     auto t2 = *w2->Begin({});
-    ASSERT_TRUE(t2->Write(a, Bytes(9)));
+    ASSERT_TRUE(t2->Write(a, U64Bytes(9)));
     ASSERT_TRUE(t2->Commit());
   }
   auto r = t1->Commit();
@@ -128,8 +118,8 @@ TEST_P(TxnTest, SnapshotIsolationAllowsWriteSkewSerializableDoesNot) {
     auto t2 = *w2->Begin(o);
     // Each reads both and zeroes one: together they break "x + y >= 1".
     ASSERT_TRUE(t1->Read(x) && t1->Read(y) && t2->Read(x) && t2->Read(y));
-    ASSERT_TRUE(t1->Write(x, Bytes(0)));
-    ASSERT_TRUE(t2->Write(y, Bytes(0)));
+    ASSERT_TRUE(t1->Write(x, U64Bytes(0)));
+    ASSERT_TRUE(t2->Write(y, U64Bytes(0)));
     bool c1 = t1->Commit().has_value();
     bool c2 = t2->Commit().has_value();
     if (iso == Isolation::kSnapshot) {
@@ -151,7 +141,7 @@ TEST_P(TxnTest, OldVersionChainsServeOlderSnapshots) {
   std::vector<Timestamp> at;
   for (uint64_t v = 1; v <= 5; ++v) {
     auto t = *w->Begin({});
-    ASSERT_TRUE(t->Write(a, Bytes(v)));
+    ASSERT_TRUE(t->Write(a, U64Bytes(v)));
     auto info = t->Commit();
     ASSERT_TRUE(info);
     at.push_back(info->write_ts);
@@ -164,9 +154,9 @@ TEST_P(TxnTest, OldVersionChainsServeOlderSnapshots) {
     auto t = std::move(*begun);
     auto v = t->Read(a);
     ASSERT_TRUE(v) << k << " code " << int(v.error().code) << " reason " << AbortReasonName(v.error().reason);
-    EXPECT_EQ(Value(*v), k + 1);
+    EXPECT_EQ(U64Value(*v), k + 1);
     auto older = *reader->Begin({.read_only = true, .snapshot_ts = at[k] - 1});
-    EXPECT_EQ(Value(*older->Read(a)), k);
+    EXPECT_EQ(U64Value(*older->Read(a)), k);
   }
   // Without a pin, GC passes old snapshots and they are refused rather than read unsafely.
   Timestamp old_ts = at[0];
@@ -187,7 +177,7 @@ TEST_P(TxnTest, SingleVersionModeAbortsOldReadsAndSerializableWritersAbortEagerl
   Addr a = Create(*w, 1);
   auto old_reader = *w->Begin({});
   auto t = *w->Begin({});
-  ASSERT_TRUE(t->Write(a, Bytes(2)));
+  ASSERT_TRUE(t->Write(a, U64Bytes(2)));
   ASSERT_TRUE(t->Commit());
   auto r = old_reader->Read(a);
   ASSERT_FALSE(r);
@@ -197,9 +187,9 @@ TEST_P(TxnTest, SingleVersionModeAbortsOldReadsAndSerializableWritersAbortEagerl
   auto w2 = mv.engine(0).NewWorker();
   Addr x = Create(*w2, 1), y = Create(*w2, 1);
   auto writer = *w2->Begin({});
-  ASSERT_TRUE(writer->Write(y, Bytes(5)));
+  ASSERT_TRUE(writer->Write(y, U64Bytes(5)));
   auto u = *w2->Begin({});
-  ASSERT_TRUE(u->Write(x, Bytes(2)));
+  ASSERT_TRUE(u->Write(x, U64Bytes(2)));
   ASSERT_TRUE(u->Commit());
   auto e = writer->Read(x);
   ASSERT_FALSE(e);
@@ -243,7 +233,7 @@ TEST_P(TxnTest, BackupsMatchPrimariesAfterTruncation) {
     Addr a = addrs[round % addrs.size()], b = addrs[(round * 7 + 3) % addrs.size()];
     auto va = t->Read(a), vb = t->Read(b);
     ASSERT_TRUE(va && vb);
-    ASSERT_TRUE(t->Write(a, Bytes(Value(*va) + Value(*vb))));
+    ASSERT_TRUE(t->Write(a, U64Bytes(U64Value(*va) + U64Value(*vb))));
     ASSERT_TRUE(t->Commit());
   }
   for (auto& w : ws) w->FlushTruncations();
@@ -281,13 +271,13 @@ TEST(TxnSnapshotTest, FutureSnapshotIsRefusedAndAnUncertainOneIsWaitedOut) {
   auto va = (*ro)->Read(a);
   ASSERT_TRUE(va);
   auto t2 = *w2->Begin({});
-  ASSERT_TRUE(t2->Write(a, Bytes(1)) && t2->Write(b, Bytes(1)));
+  ASSERT_TRUE(t2->Write(a, U64Bytes(1)) && t2->Write(b, U64Bytes(1)));
   auto info = t2->Commit();
   ASSERT_TRUE(info);
   EXPECT_GT(info->write_ts, r);
   auto vb = (*ro)->Read(b);
   ASSERT_TRUE(vb);
-  EXPECT_EQ(Value(*va), Value(*vb)) << "one snapshot saw a=" << Value(*va) << ", b=" << Value(*vb);
+  EXPECT_EQ(U64Value(*va), U64Value(*vb)) << "one snapshot saw a=" << U64Value(*va) << ", b=" << U64Value(*vb);
 }
 
 // TxnId holds 16 bits of worker id: ids are reused, never two live workers share one, and
@@ -348,14 +338,14 @@ TEST(TxnLimitTest, CommitTooLargeForAParticipantsRingFailsCleanly) {
   auto w = c.engine(0).NewWorker();
   for (int round = 0; round < 3; ++round) {
     auto t = *w->Begin({});
-    for (Addr a : objs) ASSERT_TRUE(t->Write(a, Bytes(1)));
+    for (Addr a : objs) ASSERT_TRUE(t->Write(a, U64Bytes(1)));
     auto r = t->Commit();
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, TxnErrorCode::kInvalidArgument);
   }
   // A transaction over a tenth of them commits: nothing was left reserved.
   auto t = *w->Begin({});
-  for (size_t i = 0; i < objs.size(); i += 10) ASSERT_TRUE(t->Write(objs[i], Bytes(2)));
+  for (size_t i = 0; i < objs.size(); i += 10) ASSERT_TRUE(t->Write(objs[i], U64Bytes(2)));
   ASSERT_TRUE(t->Commit());
   EXPECT_EQ(ReadOne(*w, objs[10]), 2u);
 }
@@ -371,7 +361,7 @@ TEST(TxnLimitTest, FailedLogAppendsFailTheCommitInsteadOfCountingAsAcks) {
   fabric.Unregister(1, cluster::MemKey(cluster::MemKind::kLog, 0));
   {
     auto t = *w0->Begin({});
-    ASSERT_TRUE(t->Write(a, Bytes(8)));
+    ASSERT_TRUE(t->Write(a, U64Bytes(8)));
     auto r = t->Commit();
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, TxnErrorCode::kInternal);
@@ -380,7 +370,7 @@ TEST(TxnLimitTest, FailedLogAppendsFailTheCommitInsteadOfCountingAsAcks) {
   // LOCK from 1 to primary 0 cannot be written: no LOCK-REPLY will come, so do not wait for one.
   fabric.Unregister(0, cluster::MemKey(cluster::MemKind::kLog, 1));
   auto t = *w1->Begin({});
-  ASSERT_TRUE(t->Write(a, Bytes(9)));
+  ASSERT_TRUE(t->Write(a, U64Bytes(9)));
   auto r = t->Commit();
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, TxnErrorCode::kInternal);
@@ -396,7 +386,7 @@ TEST(TxnLimitTest, WriteTimestampBeyond53BitsFailsTheCommit) {
   auto w = c.engine(0).NewWorker();
   auto t = *w->Begin({});
   Addr a = *t->Alloc(8);
-  ASSERT_TRUE(t->Write(a, Bytes(1)));
+  ASSERT_TRUE(t->Write(a, U64Bytes(1)));
   auto r = t->Commit();
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, TxnErrorCode::kInternal);

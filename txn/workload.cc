@@ -13,16 +13,6 @@ namespace {
 
 constexpr uint64_t kInitialBalance = 1000;
 
-std::vector<std::byte> Bytes(uint64_t v) {
-  std::vector<std::byte> b(8);
-  std::memcpy(b.data(), &v, 8);
-  return b;
-}
-uint64_t Value(const std::vector<std::byte>& b) {
-  uint64_t v;
-  std::memcpy(&v, b.data(), 8);
-  return v;
-}
 
 // One transaction with recording; Read/Write return false once it has failed.
 class Recorded {
@@ -40,13 +30,13 @@ class Recorded {
     if (!ok()) return std::nullopt;
     auto v = txn_->Read(a);
     if (!v) return failed_ = true, std::nullopt;
-    uint64_t x = Value(*v);
+    uint64_t x = U64Value(*v);
     if (!written_.contains(a)) rec_.reads.emplace_back(a, x);
     return x;
   }
   void Write(Addr a, uint64_t v) {
     if (!ok()) return;
-    if (!txn_->Write(a, Bytes(v))) {
+    if (!txn_->Write(a, U64Bytes(v))) {
       failed_ = true;
       return;
     }
@@ -140,6 +130,18 @@ void WriteSkewTxn(Worker& w, cluster::Rng& rng, const std::vector<Addr>& keys, u
 
 }  // namespace
 
+std::vector<std::byte> U64Bytes(uint64_t v) {
+  std::vector<std::byte> b(8);
+  std::memcpy(b.data(), &v, 8);
+  return b;
+}
+
+uint64_t U64Value(const std::vector<std::byte>& payload) {
+  uint64_t v;
+  std::memcpy(&v, payload.data(), 8);
+  return v;
+}
+
 WorkloadResult RunWorkload(Workload kind, TestCluster& cluster, const WorkloadOptions& o) {
   WorkloadResult res;
   cluster::Rng rng(o.seed);
@@ -151,7 +153,7 @@ WorkloadResult RunWorkload(Workload kind, TestCluster& cluster, const WorkloadOp
       auto t = *w->Begin({});
       Addr a = *t->Alloc(8);
       uint64_t init = kind == Workload::kBank ? kInitialBalance : 0;
-      (void)t->Write(a, Bytes(init));
+      (void)t->Write(a, U64Bytes(init));
       if (auto done = t->Commit(); !done) {
         res.invariant_error = "setup commit failed: code " +
                               std::to_string(static_cast<int>(done.error().code)) + ", " +
@@ -198,7 +200,7 @@ WorkloadResult RunWorkload(Workload kind, TestCluster& cluster, const WorkloadOp
       for (Addr a : keys) {
         auto v = t->Read(a);
         if (!(ok = v.has_value())) break;
-        sum += Value(*v);
+        sum += U64Value(*v);
       }
       if (ok) total = sum;
     }

@@ -19,6 +19,10 @@
 
 namespace farmdb::txn {
 
+// The workloads' objects hold one uint64_t; these convert it to and from an object payload.
+std::vector<std::byte> U64Bytes(uint64_t v);
+uint64_t U64Value(const std::vector<std::byte>& payload);
+
 struct WorkloadOptions {
   uint64_t seed = 1;
   int threads_per_machine = 2;
