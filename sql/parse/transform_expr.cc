@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sql/parse/transform.h"
+#include "sql/types/ascii.h"
 #include "sql/types/cast.h"
 #include "sql/types/datetime.h"
 
@@ -14,12 +15,6 @@ ExprPtr Make(ExprKind kind, int location) {
   e->kind = kind;
   e->location = location;
   return e;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // FigureColnameInternal: returns the strength of the name found (0 none, 1 weak, 2 strong).
@@ -159,8 +154,8 @@ std::expected<ExprPtr, Error> Transformer::TransformFuncCall(const PgQuery__Func
   }
   auto e = TransformList(ExprKind::kFunction, node.args, node.n_args, node.location);
   if (!e) return e;
-  (*e)->text = Lower(LastName(node.funcname, node.n_funcname));
-  if (node.n_funcname == 2 && Lower(node.funcname[0]->string->sval) != "pg_catalog") {
+  (*e)->text = AsciiLower(LastName(node.funcname, node.n_funcname));
+  if (node.n_funcname == 2 && AsciiLower(node.funcname[0]->string->sval) != "pg_catalog") {
     return std::unexpected(ErrorAt("3F000", fmt::format("schema \"{}\" does not exist", node.funcname[0]->string->sval),
                                    node.location));
   }

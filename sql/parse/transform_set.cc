@@ -2,17 +2,9 @@
 #include <fmt/format.h>
 
 #include "sql/parse/transform.h"
+#include "sql/types/ascii.h"
 
 namespace farmdb::sql {
-namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
 
 std::expected<void, Error> Transformer::TransformTransactionOptions(PgQuery__Node** options, size_t n,
                                                                     std::optional<std::string>& isolation,
@@ -37,7 +29,7 @@ std::expected<void, Error> Transformer::TransformTransactionOptions(PgQuery__Nod
 
 std::expected<StatementNode, Error> Transformer::TransformSet(const PgQuery__VariableSetStmt& stmt) {
   SetStmt set;
-  set.name = stmt.name != nullptr ? Lower(stmt.name) : std::string();
+  set.name = stmt.name != nullptr ? AsciiLower(stmt.name) : std::string();
   set.is_local = stmt.is_local;
   switch (stmt.kind) {
     case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_VALUE:
@@ -83,6 +75,6 @@ std::expected<StatementNode, Error> Transformer::TransformSet(const PgQuery__Var
   }
 }
 
-ShowStmt Transformer::TransformShow(const PgQuery__VariableShowStmt& stmt) { return ShowStmt{Lower(stmt.name)}; }
+ShowStmt Transformer::TransformShow(const PgQuery__VariableShowStmt& stmt) { return ShowStmt{AsciiLower(stmt.name)}; }
 
 }  // namespace farmdb::sql

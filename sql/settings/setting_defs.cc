@@ -1,4 +1,5 @@
 #include "sql/settings/setting_defs.h"
+#include "sql/types/ascii.h"
 
 #include <algorithm>
 #include <array>
@@ -48,12 +49,6 @@ const std::array kDefs = {
     SettingDef{"transaction_read_only", kBool, "off", "Sets the current transaction's read-only status.", false, false},
 };
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string Trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t\n\r");
   if (b == std::string_view::npos) return {};
@@ -66,7 +61,7 @@ Error InvalidValue(const SettingDef& def, std::string_view value) {
 }
 
 std::expected<std::string, Error> NormalizeBool(const SettingDef& def, std::string_view value) {
-  std::string v = Lower(Trim(value));
+  std::string v = AsciiLower(Trim(value));
   auto prefix_of = [&](std::string_view word, size_t min_len) {
     return v.size() >= min_len && word.starts_with(v);
   };
@@ -117,7 +112,7 @@ std::expected<std::string, Error> NormalizeInt(const SettingDef& def, std::strin
 }
 
 std::expected<std::string, Error> NormalizeEnum(const SettingDef& def, std::string_view value) {
-  std::string v = Lower(Trim(value));
+  std::string v = AsciiLower(Trim(value));
   std::string_view values = def.enum_values;
   while (!values.empty()) {
     size_t comma = values.find(',');

@@ -1,16 +1,11 @@
 #include "sql/settings/settings.h"
+#include "sql/types/ascii.h"
 
 #include <algorithm>
 #include <fmt/format.h>
 
 namespace farmdb::sql {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 Error Unrecognized(std::string_view name) {
   return MakeError("42704", fmt::format("unrecognized configuration parameter \"{}\"", name));
@@ -41,7 +36,7 @@ bool IsTransactionScoped(std::string_view lower_name) {
 std::expected<Settings, Error> Settings::Create(const SessionOptions& options) {
   Settings s;
   for (const SettingDef& def : SettingDefs()) {
-    s.entries_[Lower(def.name)] = Entry{&def, std::string(def.default_value), std::string(def.default_value)};
+    s.entries_[AsciiLower(def.name)] = Entry{&def, std::string(def.default_value), std::string(def.default_value)};
   }
   auto identity = [&](std::string_view name, std::string value) {
     Entry& e = s.entries_[std::string(name)];
@@ -61,19 +56,19 @@ std::expected<Settings, Error> Settings::Create(const SessionOptions& options) {
       if (!normalized) return std::unexpected(normalized.error());
       canonical = std::move(*normalized);
     }
-    Entry& target = s.entries_[Lower(name)];
+    Entry& target = s.entries_[AsciiLower(name)];
     target.value = target.reset_value = canonical;
   }
   return s;
 }
 
 Settings::Entry* Settings::Find(std::string_view name) {
-  auto it = entries_.find(Lower(name));
+  auto it = entries_.find(AsciiLower(name));
   return it == entries_.end() ? nullptr : &it->second;
 }
 
 const Settings::Entry* Settings::Find(std::string_view name) const {
-  auto it = entries_.find(Lower(name));
+  auto it = entries_.find(AsciiLower(name));
   return it == entries_.end() ? nullptr : &it->second;
 }
 
@@ -90,14 +85,14 @@ std::expected<std::optional<std::string>, Error> Settings::Get(std::string_view 
 
 std::string Settings::DisplayName(std::string_view name) const {
   const Entry* e = Find(name);
-  return e != nullptr && e->def != nullptr ? std::string(e->def->name) : Lower(name);
+  return e != nullptr && e->def != nullptr ? std::string(e->def->name) : AsciiLower(name);
 }
 
 std::expected<std::string, Error> Settings::FlattenArgs(std::string_view name, std::span<const SetArg> args) const {
   const Entry* e = Find(name);
   bool list = e != nullptr && e->def != nullptr && e->def->list_input;
   if (args.size() > 1 && !list) {
-    return std::unexpected(MakeError("22023", fmt::format("SET {} takes only one argument", Lower(name))));
+    return std::unexpected(MakeError("22023", fmt::format("SET {} takes only one argument", AsciiLower(name))));
   }
   std::string out;
   for (const SetArg& arg : args) {
@@ -109,7 +104,7 @@ std::expected<std::string, Error> Settings::FlattenArgs(std::string_view name, s
 }
 
 std::expected<void, Error> Settings::Set(std::string_view name, std::optional<std::string> value, bool is_local) {
-  std::string key = Lower(name);
+  std::string key = AsciiLower(name);
   Entry* e = Find(key);
   if (e == nullptr) {
     if (key.find('.') == std::string::npos) return std::unexpected(Unrecognized(name));
@@ -144,7 +139,7 @@ std::vector<Settings::Row> Settings::All() const {
     if (e.def == nullptr) continue;
     rows.push_back(Row{std::string(e.def->name), e.value, std::string(e.def->description)});
   }
-  std::ranges::sort(rows, {}, [](const Row& r) { return Lower(r.name); });
+  std::ranges::sort(rows, {}, [](const Row& r) { return AsciiLower(r.name); });
   return rows;
 }
 

@@ -1,4 +1,5 @@
 #include "sql/types/datetime.h"
+#include "sql/types/ascii.h"
 
 #include <cctype>
 #include <fmt/format.h>
@@ -52,12 +53,6 @@ constexpr std::string_view kMonthAbbrevs[] = {"Jan", "Feb", "Mar", "Apr", "May",
                                               "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 constexpr std::string_view kDayAbbrevs[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // SplitIdentifierString(value, ','): unquoted words are trimmed and lower-cased, "quoted" ones
 // kept; an empty element or text after a word is a syntax error.
 std::optional<std::vector<std::string>> SplitList(std::string_view s) {
@@ -87,7 +82,7 @@ std::optional<std::vector<std::string>> SplitList(std::string_view s) {
     } else {
       while (i < s.size() && s[i] != ',' && !std::isspace(static_cast<unsigned char>(s[i]))) word.push_back(s[i++]);
       if (word.empty()) return std::nullopt;
-      word = Lower(word);
+      word = AsciiLower(word);
     }
     out.push_back(std::move(word));
     skip_space();
@@ -146,7 +141,7 @@ std::expected<DateStyle, std::string> ParseDateStyle(std::string_view value, Dat
     have_order = true;
   };
   for (const std::string& w : *words) {
-    std::string word = Lower(w);
+    std::string word = AsciiLower(w);
     if (word == "iso") style(DateOutputStyle::kIso);
     else if (word == "sql") style(DateOutputStyle::kSql);
     else if (word.starts_with("postgres")) style(DateOutputStyle::kPostgres);
