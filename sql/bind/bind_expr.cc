@@ -7,14 +7,6 @@
 namespace farmdb::sql {
 namespace {
 
-BoundExprPtr Make(BoundKind kind, TypeId type, int location) {
-  auto e = std::make_unique<BoundExpr>();
-  e->kind = kind;
-  e->type = type;
-  e->location = location;
-  return e;
-}
-
 // The literal as written, before any type was chosen for it.
 bool IsUnknownLiteral(const BoundExpr& e) { return e.kind == BoundKind::kConst && e.type == TypeId::kUnknown; }
 
@@ -46,8 +38,16 @@ TypeId PromoteNumeric(TypeId a, TypeId b) {
   return TypeId::kNumeric;
 }
 
+BoundExprPtr MakeBound(BoundKind kind, TypeId type, int location) {
+  auto e = std::make_unique<BoundExpr>();
+  e->kind = kind;
+  e->type = type;
+  e->location = location;
+  return e;
+}
+
 BoundExprPtr MakeCast(BoundExprPtr e, TypeId target) {
-  BoundExprPtr cast = Make(BoundKind::kCast, target, e->location);
+  BoundExprPtr cast = MakeBound(BoundKind::kCast, target, e->location);
   cast->args.push_back(std::move(e));
   return cast;
 }
@@ -143,29 +143,29 @@ std::expected<BoundExprPtr, Error> Binder::BindConst(const Expr& expr) {
     case ExprKind::kInteger: {
       bool fits_int4 = expr.int_value >= INT32_MIN && expr.int_value <= INT32_MAX;
       TypeId t = fits_int4 ? TypeId::kInt4 : TypeId::kInt8;
-      BoundExprPtr e = Make(BoundKind::kConst, t, expr.location);
+      BoundExprPtr e = MakeBound(BoundKind::kConst, t, expr.location);
       e->value = Value::Int(t, expr.int_value);
       return e;
     }
     case ExprKind::kNumeric: {
       auto n = Numeric::Parse(expr.text);
       if (!n) return std::unexpected(ErrorAt(n.error().sqlstate, n.error().message, expr.location));
-      BoundExprPtr e = Make(BoundKind::kConst, TypeId::kNumeric, expr.location);
+      BoundExprPtr e = MakeBound(BoundKind::kConst, TypeId::kNumeric, expr.location);
       e->value = Value::Num(std::move(*n));
       return e;
     }
     case ExprKind::kString: {
-      BoundExprPtr e = Make(BoundKind::kConst, TypeId::kUnknown, expr.location);
+      BoundExprPtr e = MakeBound(BoundKind::kConst, TypeId::kUnknown, expr.location);
       e->value = Value::Str(TypeId::kUnknown, expr.text);
       return e;
     }
     case ExprKind::kBool: {
-      BoundExprPtr e = Make(BoundKind::kConst, TypeId::kBool, expr.location);
+      BoundExprPtr e = MakeBound(BoundKind::kConst, TypeId::kBool, expr.location);
       e->value = Value::Bool(expr.bool_value);
       return e;
     }
     default: {
-      BoundExprPtr e = Make(BoundKind::kConst, TypeId::kUnknown, expr.location);
+      BoundExprPtr e = MakeBound(BoundKind::kConst, TypeId::kUnknown, expr.location);
       e->value = Value::Null(TypeId::kUnknown);
       return e;
     }
@@ -199,7 +199,7 @@ std::expected<BoundExprPtr, Error> Binder::BindPlainCast(const Expr& expr) {
 std::expected<BoundExprPtr, Error> Binder::BindBool(const Expr& expr) {
   BoundKind kind = expr.kind == ExprKind::kAnd ? BoundKind::kAnd : expr.kind == ExprKind::kOr ? BoundKind::kOr : BoundKind::kNot;
   std::string_view context = expr.kind == ExprKind::kAnd ? "AND" : expr.kind == ExprKind::kOr ? "OR" : "NOT";
-  BoundExprPtr e = Make(kind, TypeId::kBool, expr.location);
+  BoundExprPtr e = MakeBound(kind, TypeId::kBool, expr.location);
   for (const ExprPtr& arg : expr.args) {
     auto bound = BindExpr(*arg);
     if (!bound) return bound;
@@ -211,7 +211,7 @@ std::expected<BoundExprPtr, Error> Binder::BindBool(const Expr& expr) {
 }
 
 std::expected<BoundExprPtr, Error> Binder::BindCase(const Expr& expr) {
-  BoundExprPtr e = Make(BoundKind::kCase, TypeId::kUnknown, expr.location);
+  BoundExprPtr e = MakeBound(BoundKind::kCase, TypeId::kUnknown, expr.location);
   e->has_operand = expr.has_operand;
   e->has_else = expr.has_else;
   for (const ExprPtr& arg : expr.args) {
@@ -245,7 +245,7 @@ std::expected<BoundExprPtr, Error> Binder::BindCase(const Expr& expr) {
 }
 
 std::expected<BoundExprPtr, Error> Binder::BindCoalesce(const Expr& expr) {
-  BoundExprPtr e = Make(BoundKind::kCoalesce, TypeId::kUnknown, expr.location);
+  BoundExprPtr e = MakeBound(BoundKind::kCoalesce, TypeId::kUnknown, expr.location);
   std::vector<BoundExprPtr*> all;
   for (const ExprPtr& arg : expr.args) {
     auto bound = BindExpr(*arg);
@@ -267,7 +267,7 @@ std::expected<BoundExprPtr, Error> Binder::BindNullIf(const Expr& expr) {
   if (!r) return r;
   auto cmp = BindCompare("=", std::move(*l), std::move(*r), expr.location);
   if (!cmp) return cmp;
-  BoundExprPtr e = Make(BoundKind::kNullIf, (*cmp)->args[0]->type, expr.location);
+  BoundExprPtr e = MakeBound(BoundKind::kNullIf, (*cmp)->args[0]->type, expr.location);
   e->args = std::move((*cmp)->args);
   return e;
 }
@@ -285,7 +285,7 @@ std::expected<BoundExprPtr, Error> Binder::BindExpr(const Expr& expr) {
         return std::unexpected(ErrorAt("42P02", fmt::format("there is no parameter ${}", expr.param_number), expr.location));
       }
       if (param_types_.size() < static_cast<size_t>(expr.param_number)) param_types_.resize(expr.param_number, TypeId::kUnknown);
-      BoundExprPtr e = Make(BoundKind::kParam, param_types_[expr.param_number - 1], expr.location);
+      BoundExprPtr e = MakeBound(BoundKind::kParam, param_types_[expr.param_number - 1], expr.location);
       e->param_index = expr.param_number - 1;
       return e;
     }
@@ -305,7 +305,7 @@ std::expected<BoundExprPtr, Error> Binder::BindExpr(const Expr& expr) {
       if (!arg) return arg;
       auto resolved = ResolveUnknown(std::move(*arg));
       if (!resolved) return resolved;
-      BoundExprPtr e = Make(expr.kind == ExprKind::kIsNull ? BoundKind::kIsNull : BoundKind::kIsNotNull, TypeId::kBool,
+      BoundExprPtr e = MakeBound(expr.kind == ExprKind::kIsNull ? BoundKind::kIsNull : BoundKind::kIsNotNull, TypeId::kBool,
                             expr.location);
       e->args.push_back(std::move(*resolved));
       return e;

@@ -7,14 +7,6 @@
 namespace farmdb::sql {
 namespace {
 
-BoundExprPtr Make(BoundKind kind, TypeId type, int location) {
-  auto e = std::make_unique<BoundExpr>();
-  e->kind = kind;
-  e->type = type;
-  e->location = location;
-  return e;
-}
-
 bool IsDateTime(TypeId t) { return t == TypeId::kDate || t == TypeId::kTimestamp; }
 
 constexpr std::string_view kNoOperatorHint =
@@ -43,7 +35,7 @@ std::expected<BoundExprPtr, Error> Binder::BindOperator(const Expr& expr) {
       return std::unexpected(e);
     }
     if (op == "+") return std::move(args[0]);
-    BoundExprPtr e = Make(BoundKind::kNegate, t, expr.location);
+    BoundExprPtr e = MakeBound(BoundKind::kNegate, t, expr.location);
     e->args.push_back(std::move(args[0]));
     return e;
   }
@@ -91,7 +83,7 @@ std::expected<BoundExprPtr, Error> Binder::BindArith(std::string_view op, BoundE
   if (!cl) return cl;
   auto cr = Coerce(std::move(r), in_right);
   if (!cr) return cr;
-  BoundExprPtr e = Make(BoundKind::kArith, result, location);
+  BoundExprPtr e = MakeBound(BoundKind::kArith, result, location);
   e->arith = arith;
   e->args.push_back(std::move(*cl));
   e->args.push_back(std::move(*cr));
@@ -123,7 +115,7 @@ std::expected<BoundExprPtr, Error> Binder::BindCompare(std::string_view op, Boun
   if (!cl) return cl;
   auto cr = Coerce(std::move(r), common);
   if (!cr) return cr;
-  BoundExprPtr e = Make(BoundKind::kCompare, TypeId::kBool, location);
+  BoundExprPtr e = MakeBound(BoundKind::kCompare, TypeId::kBool, location);
   e->compare = op == "=" ? CompareOp::kEq : op == "<>" ? CompareOp::kNe : op == "<" ? CompareOp::kLt
                : op == "<=" ? CompareOp::kLe : op == ">" ? CompareOp::kGt : CompareOp::kGe;
   e->args.push_back(std::move(*cl));
@@ -152,7 +144,7 @@ std::expected<BoundExprPtr, Error> Binder::BindConcat(BoundExprPtr l, BoundExprP
   if (!cl) return cl;
   auto cr = to_result(std::move(r));
   if (!cr) return cr;
-  BoundExprPtr e = Make(BoundKind::kConcat, result, location);
+  BoundExprPtr e = MakeBound(BoundKind::kConcat, result, location);
   e->args.push_back(std::move(*cl));
   e->args.push_back(std::move(*cr));
   return e;

@@ -73,5 +73,7 @@ bool ImplicitlyCastable(TypeId from, TypeId to);
 // The type two numeric types are promoted to for an operator (int4 + int8 -> int8, ...).
 TypeId PromoteNumeric(TypeId a, TypeId b);
 BoundExprPtr MakeCast(BoundExprPtr e, TypeId target);
+// A node of `kind` with its result type and source location; the caller fills in the rest.
+BoundExprPtr MakeBound(BoundKind kind, TypeId type, int location);
 
 }  // namespace farmdb::sql
