@@ -14,12 +14,6 @@
 
 namespace farmdb::sql {
 
-Error MakeError(std::string sqlstate, std::string message) {
-  Error e;
-  e.sqlstate = std::move(sqlstate);
-  e.message = std::move(message);
-  return e;
-}
 
 namespace {
 

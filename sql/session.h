@@ -20,26 +20,17 @@
 #include <utility>
 #include <vector>
 
+#include "types/error.h"
+
 namespace farmdb::sql {
 
-using Oid = uint32_t;
+// Oid, Error and MakeError live in types/ (value decoding raises errors below this layer).
+using farmdb::Error;
+using farmdb::MakeError;
+using farmdb::Oid;
 
 // Wire format of one value, as in Bind and RowDescription.
 enum class Format : int16_t { kText = 0, kBinary = 1 };
-
-// An error as the client will see it (ErrorResponse fields).
-struct Error {
-  enum class Severity { kError, kFatal };
-  Severity severity = Severity::kError;
-  std::string sqlstate;  // five characters, e.g. "42601"
-  std::string message;
-  std::string detail;
-  std::string hint;
-  int position = 0;  // 1-based character offset into the statement text; 0 when unknown
-};
-
-// Builds an Error with severity ERROR; detail/hint/position are set on the result when known.
-Error MakeError(std::string sqlstate, std::string message);
 
 // A NoticeResponse (WARNING, NOTICE, ...).
 struct Notice {

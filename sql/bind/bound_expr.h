@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "sql/types/value.h"
+#include "types/value.h"
 
 namespace farmdb::sql {
 

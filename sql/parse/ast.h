@@ -15,7 +15,7 @@
 
 #include "sql/session.h"
 #include "sql/settings/settings.h"
-#include "sql/types/type.h"
+#include "types/type.h"
 
 namespace farmdb::sql {
 

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "sql/types/type_io.h"
-#include "sql/types/value.h"
+#include "types/value.h"
 
 namespace farmdb::sql {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
-#include "sql/types/binary_reader.h"
+#include "types/binary_reader.h"
 #include "sql/types/datetime.h"
 
 namespace farmdb::sql {

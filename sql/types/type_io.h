@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "sql/types/datetime.h"
-#include "sql/types/value.h"
+#include "types/value.h"
 
 namespace farmdb::sql {
 

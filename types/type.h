@@ -8,9 +8,9 @@
 #include <optional>
 #include <string_view>
 
-#include "sql/session.h"
+#include "types/error.h"
 
-namespace farmdb::sql {
+namespace farmdb {
 
 // kUnknown is PostgreSQL's type of an undecorated string literal before resolution.
 enum class TypeId : uint8_t {
@@ -48,4 +48,4 @@ bool IsInteger(TypeId type);
 bool IsNumeric(TypeId type);  // integers, floats, numeric
 bool IsString(TypeId type);   // text, varchar, name (the string category)
 
-}  // namespace farmdb::sql
+}  // namespace farmdb

@@ -12,10 +12,10 @@
 #include <string>
 #include <variant>
 
-#include "sql/types/numeric.h"
-#include "sql/types/type.h"
+#include "types/numeric.h"
+#include "types/type.h"
 
-namespace farmdb::sql {
+namespace farmdb {
 
 struct Value {
   TypeId type = TypeId::kUnknown;
@@ -36,4 +36,4 @@ struct Value {
   const std::string& AsString() const { return std::get<std::string>(data); }
 };
 
-}  // namespace farmdb::sql
+}  // namespace farmdb

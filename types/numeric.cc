@@ -1,10 +1,10 @@
-#include "sql/types/numeric.h"
+#include "types/numeric.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
 
-namespace farmdb::sql {
+namespace farmdb {
 namespace {
 
 // Magnitudes are decimal digit strings without leading zeros ("" is zero).
@@ -411,4 +411,4 @@ double Numeric::ToDouble() const {
   return std::strtod(ToString().c_str(), nullptr);
 }
 
-}  // namespace farmdb::sql
+}  // namespace farmdb

@@ -1,8 +1,8 @@
-#include "sql/types/numeric.h"
+#include "types/numeric.h"
 
 #include <gtest/gtest.h>
 
-namespace farmdb::sql {
+namespace farmdb {
 namespace {
 
 Numeric N(std::string_view s) {
@@ -128,4 +128,4 @@ TEST(NumericTest, CompareAndConvert) {
 }
 
 }  // namespace
-}  // namespace farmdb::sql
+}  // namespace farmdb

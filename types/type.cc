@@ -1,9 +1,9 @@
-#include "sql/types/type.h"
+#include "types/type.h"
 
 #include <array>
 #include <string>
 
-namespace farmdb::sql {
+namespace farmdb {
 namespace {
 
 constexpr std::array<TypeInfo, 15> kTypes = {{
@@ -79,4 +79,4 @@ bool IsString(TypeId type) {
   return type == TypeId::kText || type == TypeId::kVarchar || type == TypeId::kName;
 }
 
-}  // namespace farmdb::sql
+}  // namespace farmdb

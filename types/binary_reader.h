@@ -13,9 +13,9 @@
 #include <string_view>
 #include <utility>
 
-#include "sql/session.h"
+#include "types/error.h"
 
-namespace farmdb::sql {
+namespace farmdb {
 
 class BinaryReader {
  public:
@@ -43,4 +43,4 @@ class BinaryReader {
   std::string_view bytes_;
 };
 
-}  // namespace farmdb::sql
+}  // namespace farmdb

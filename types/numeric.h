@@ -10,13 +10,14 @@
 #include <compare>
 #include <cstdint>
 #include <expected>
+#include <optional>
 #include <string>
 #include <string_view>
 
-#include "sql/session.h"
-#include "sql/types/binary_reader.h"
+#include "types/error.h"
+#include "types/binary_reader.h"
 
-namespace farmdb::sql {
+namespace farmdb {
 
 class Numeric {
  public:
@@ -61,4 +62,4 @@ class Numeric {
   int scale_ = 0;
 };
 
-}  // namespace farmdb::sql
+}  // namespace farmdb
