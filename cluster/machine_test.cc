@@ -69,10 +69,14 @@ TEST(MachineTest, GcLocalNeverPassesAPinnedOat) {
   LocalCluster c(o);
   std::atomic<Timestamp> pinned{0};
   c.WaitForClocks();
-  pinned = c.machine(1).clock().Now().lower;
-  c.machine(1).SetOatProvider([&] { return pinned.load(); });
+  // The pin is taken on the provider's first call, not before installing it: a report sent in
+  // between would carry a later OAT (the default, Now().lower) and lawfully move GC past the pin.
+  c.machine(1).SetOatProvider([&] {
+    if (pinned.load() == 0) pinned = c.machine(1).clock().Now().lower;
+    return pinned.load();
+  });
   // GC_local and GC advance up to the pinned OAT on machine 1, never past it.
-  while (c.machine(1).GcSafePoint() == 0) std::this_thread::yield();
+  while (pinned.load() == 0 || c.machine(1).GcSafePoint() == 0) std::this_thread::yield();
   uint64_t seq = c.machine(1).SyncRequestsSent();
   while (c.machine(1).SyncReplyApplied() < seq + 5) {
     for (MachineId m = 0; m < 2; ++m) {
