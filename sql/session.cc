@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "sql/bind/binder.h"
+#include "sql/exec/not_runnable.h"
 #include "sql/exec/run_statement.h"
 #include "sql/exec/transaction_block.h"
 #include "sql/parse/ast.h"
@@ -167,7 +168,7 @@ std::expected<std::shared_ptr<PreparedImpl>, Error> SessionImpl::Analyze(Stateme
     if (!type) return std::unexpected(MakeError("0A000", fmt::format("parameters of type OID {} are not supported yet", oid)));
     p->param_types.push_back(*type);
   }
-  if (const auto* unsupported = std::get_if<UnsupportedStmt>(&statement.node)) return std::unexpected(unsupported->error);
+  if (auto refused = NotRunnable(statement)) return std::unexpected(std::move(*refused));
   if (txn_.state() == TransactionBlock::State::kFailed) {
     const auto* t = std::get_if<TransactionStmt>(&statement.node);
     if (t == nullptr || (t->kind != TransactionStmt::Kind::kCommit && t->kind != TransactionStmt::Kind::kRollback)) {
@@ -260,7 +261,9 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
     txn_.NoteQuery();
     return RunCopy(*copy, p.select ? &*p.select : nullptr, p.names, ctx, sink);
   }
-  return std::unexpected(std::get<UnsupportedStmt>(node).error);
+  // Analyze refused every other kind (NotRunnable).
+  if (const auto* unsupported = std::get_if<UnsupportedStmt>(&node)) return std::unexpected(unsupported->error);
+  return std::unexpected(MakeError("XX000", "statement kind without an executor"));
 }
 
 std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t max_rows, ResultSink& sink, bool describe) {

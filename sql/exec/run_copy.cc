@@ -47,7 +47,7 @@ std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundS
                                               const std::vector<std::string>& names, ExecContext& ctx,
                                               ResultSink& sink) {
   if (query == nullptr) {
-    return std::unexpected(MakeError("42P01", fmt::format("relation \"{}\" does not exist", stmt.relation)));
+    return std::unexpected(MakeError("42P01", fmt::format("relation \"{}\" does not exist", stmt.relation.name)));
   }
   auto result = RunSelect(*query, ctx);
   if (!result) return result;

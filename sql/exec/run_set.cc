@@ -114,6 +114,11 @@ std::expected<StatementOutput, Error> RunTransaction(const TransactionStmt& stmt
       out.tag = end.tag;
       return out;
     }
+    case TransactionStmt::Kind::kSavepoint:
+    case TransactionStmt::Kind::kRelease:
+    case TransactionStmt::Kind::kRollbackTo:
+      // Refused at analysis (not_runnable.cc) until savepoints exist.
+      return std::unexpected(MakeError("0A000", "savepoints are not supported yet"));
   }
   return out;
 }

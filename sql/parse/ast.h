@@ -20,6 +20,8 @@
 namespace farmdb::sql {
 
 struct Expr;
+struct SelectStmt;
+struct Statement;
 using ExprPtr = std::unique_ptr<Expr>;
 
 enum class ExprKind {
@@ -29,7 +31,9 @@ enum class ExprKind {
   kBool,
   kNull,
   kParam,     // param_number ($n)
-  kColumnRef, // text: the column name
+  kColumnRef, // names: [[schema.]table.]column as written; text: the column name
+  kStar,      // * or t.* (names: the qualifier, empty for a bare *)
+  kDefault,   // DEFAULT in INSERT ... VALUES or UPDATE ... SET
   kCast,      // args[0]::cast_type
   kOperator,  // text: operator name; args: one (prefix) or two operands
   kAnd,
@@ -40,13 +44,24 @@ enum class ExprKind {
   kCase,      // args: [operand?] then when/then pairs, then else (has_operand/has_else)
   kCoalesce,
   kNullIf,
-  kFunction,  // text: function name (lower case)
+  kFunction,  // text: function name (lower case); agg_star for f(*), distinct for f(DISTINCT ...)
+  kInList,    // args[0] [NOT] IN (args[1..]); negated for NOT IN
+  kBetween,   // args[0] [NOT] BETWEEN [SYMMETRIC] args[1] AND args[2]
+  kLike,      // args[0] [NOT] LIKE|ILIKE args[1] (case_insensitive for ILIKE; ESCAPE is like_escape())
+  kExists,    // EXISTS (subquery)
+  kSubquery,  // (subquery) as a scalar
+  kInSubquery,  // args[0] [NOT] IN (subquery); NOT IN arrives as kNot over it, as PostgreSQL parses it
+  // A clause expression whose transform failed (a construct farmdb does not model, an unknown
+  // type in a cast, ...): `error` is raised when the statement is analysed and reaches it, so
+  // errors PostgreSQL raises earlier in analysis (a missing FROM relation) come first.
+  kError,
 };
 
 struct Expr {
   ExprKind kind;
   int location = -1;
   std::string text;
+  std::vector<std::string> names;  // kColumnRef, kStar
   int64_t int_value = 0;
   bool bool_value = false;
   int param_number = 0;
@@ -54,17 +69,224 @@ struct Expr {
   int32_t typmod = -1;  // kCast to numeric(p, s) / varchar(n), in PostgreSQL's encoding
   bool has_operand = false;
   bool has_else = false;
+  bool negated = false;           // kInList, kBetween, kLike
+  bool symmetric = false;         // kBetween
+  bool case_insensitive = false;  // kLike
+  bool agg_star = false;          // kFunction: count(*)
+  bool distinct = false;          // kFunction: count(DISTINCT x)
   std::vector<ExprPtr> args;
+  std::unique_ptr<SelectStmt> subquery;  // kExists, kSubquery, kInSubquery
+  std::optional<Error> error;            // kError
+};
+
+// A possibly schema-qualified name (relation, index, sequence).
+struct QualifiedName {
+  std::string schema;  // empty when not written
+  std::string name;
+  int location = -1;
 };
 
 struct SelectTarget {
   ExprPtr expr;
   std::string name;  // the alias or the name PostgreSQL's FigureColname gives
+  bool has_alias = false;
 };
 
+struct TableRef;
+using TableRefPtr = std::unique_ptr<TableRef>;
+
+// An item of FROM: a relation, a subquery, or a join of two items.
+struct TableRef {
+  enum class Kind { kRelation, kSubquery, kJoin };
+  enum class JoinType { kInner, kLeft, kCross };
+  Kind kind = Kind::kRelation;
+  int location = -1;
+  QualifiedName relation;                 // kRelation
+  std::unique_ptr<SelectStmt> subquery;   // kSubquery
+  std::string alias;                      // empty when none
+  std::vector<std::string> column_aliases;
+  JoinType join_type = JoinType::kInner;  // kJoin: left JOIN right ON on | USING (using_columns)
+  TableRefPtr left;
+  TableRefPtr right;
+  ExprPtr on;
+  std::vector<std::string> using_columns;
+};
+
+struct OrderItem {
+  enum class Nulls { kDefault, kFirst, kLast };
+  ExprPtr expr;  // an integer literal is an output column position, as in PostgreSQL
+  bool descending = false;
+  Nulls nulls = Nulls::kDefault;
+};
+
+struct LockingClause {
+  enum class Strength { kUpdate, kNoKeyUpdate, kShare, kKeyShare };
+  enum class Wait { kBlock, kNoWait, kSkipLocked };
+  Strength strength = Strength::kUpdate;
+  Wait wait = Wait::kBlock;
+  std::vector<QualifiedName> tables;  // FOR UPDATE OF ...; empty: every table
+};
+
+struct CommonTableExpr {
+  std::string name;
+  std::vector<std::string> column_names;
+  std::unique_ptr<SelectStmt> query;
+  int location = -1;
+};
+
+// SELECT, VALUES, or a set operation over two of them. ORDER BY, LIMIT/OFFSET, locking and
+// WITH belong to the outermost node, as in PostgreSQL's grammar.
 struct SelectStmt {
+  enum class SetOp { kNone, kUnion, kIntersect, kExcept };
+  std::vector<CommonTableExpr> with;
+  SetOp op = SetOp::kNone;
+  bool all = false;  // UNION ALL
+  std::unique_ptr<SelectStmt> left;
+  std::unique_ptr<SelectStmt> right;
+  std::vector<std::vector<ExprPtr>> values;  // VALUES (...), (...): no targets, no FROM
+  bool distinct = false;
   std::vector<SelectTarget> targets;
+  std::vector<TableRefPtr> from;
   ExprPtr where;
+  std::vector<ExprPtr> group_by;
+  ExprPtr having;
+  std::vector<OrderItem> order_by;
+  ExprPtr limit;   // null: no LIMIT (LIMIT ALL is a null constant)
+  ExprPtr offset;
+  std::vector<LockingClause> locking;
+};
+
+// A type as written: pg_catalog.int4 for INTEGER (the grammar's SystemTypeName), timestamptz,
+// serial, varchar with typmods {16}. Resolved to a TypeId by the binder, not here.
+struct TypeName {
+  std::vector<std::string> names;
+  std::vector<int64_t> typmods;
+  int location = -1;
+};
+
+// A column or table constraint. Column constraints name no columns; table constraints list
+// theirs in `columns`.
+struct Constraint {
+  enum class Kind { kNotNull, kNull, kDefault, kCheck, kPrimaryKey, kUnique, kForeignKey };
+  Kind kind = Kind::kNotNull;
+  std::string name;  // CONSTRAINT name, empty when unnamed
+  int location = -1;
+  ExprPtr expr;                      // kDefault, kCheck
+  std::vector<std::string> columns;  // kPrimaryKey, kUnique, kForeignKey (table level)
+  QualifiedName ref_table;           // kForeignKey: REFERENCES ref_table (ref_columns)
+  std::vector<std::string> ref_columns;
+  // kForeignKey, in pg_constraint's codes: MATCH f(ull)/p(artial)/s(imple); ON UPDATE/DELETE
+  // a (no action), r (restrict), c (cascade), n (set null), d (set default).
+  char fk_match = 's';
+  char fk_on_update = 'a';
+  char fk_on_delete = 'a';
+};
+
+struct ColumnDef {
+  std::string name;
+  TypeName type;
+  std::vector<Constraint> constraints;
+  int location = -1;
+};
+
+struct CreateTableStmt {
+  QualifiedName table;
+  bool if_not_exists = false;
+  std::vector<ColumnDef> columns;
+  std::vector<Constraint> constraints;  // table-level
+};
+
+struct DropStmt {
+  enum class Object { kTable, kIndex, kSequence };
+  Object object = Object::kTable;
+  std::vector<QualifiedName> names;
+  bool if_exists = false;
+  bool cascade = false;
+};
+
+struct IndexColumn {
+  std::string name;
+  bool descending = false;
+  OrderItem::Nulls nulls = OrderItem::Nulls::kDefault;
+};
+
+struct CreateIndexStmt {
+  std::string name;  // empty: PostgreSQL chooses one
+  QualifiedName table;
+  bool unique = false;
+  bool if_not_exists = false;
+  std::string method;  // "btree" or "hash"
+  std::vector<IndexColumn> columns;
+};
+
+struct AlterTableCmd {
+  enum class Kind { kAddColumn, kDropColumn, kAddConstraint };
+  Kind kind = Kind::kAddColumn;
+  ColumnDef column;         // kAddColumn
+  std::string column_name;  // kDropColumn
+  Constraint constraint;    // kAddConstraint
+  bool if_exists = false;   // ADD COLUMN IF NOT EXISTS / DROP COLUMN IF EXISTS
+  bool cascade = false;     // kDropColumn
+};
+
+struct AlterTableStmt {
+  QualifiedName table;
+  bool if_exists = false;
+  std::vector<AlterTableCmd> cmds;
+};
+
+struct TruncateStmt {
+  std::vector<QualifiedName> tables;
+  bool restart_identity = false;
+  bool cascade = false;
+};
+
+struct CreateSequenceStmt {
+  QualifiedName sequence;
+  bool if_not_exists = false;
+  std::optional<int64_t> start, increment, min_value, max_value, cache;  // nullopt: default
+  bool cycle = false;
+  std::vector<std::string> owned_by;  // table.column, or {"none"}; empty when not given
+};
+
+struct UpdateSet {
+  std::string column;
+  ExprPtr value;
+  int location = -1;
+};
+
+struct OnConflict {
+  enum class Action { kNothing, kUpdate };
+  Action action = Action::kNothing;
+  std::vector<std::string> columns;  // the conflict target; empty when none given
+  std::string constraint;            // ON CONFLICT ON CONSTRAINT name
+  std::vector<UpdateSet> set;        // DO UPDATE SET; EXCLUDED.col is a column reference
+  ExprPtr where;
+  int location = -1;
+};
+
+struct InsertStmt {
+  QualifiedName table;
+  std::string alias;
+  std::vector<std::string> columns;  // empty: all, in order
+  std::unique_ptr<SelectStmt> source;  // VALUES lists or a query; null for DEFAULT VALUES
+  std::optional<OnConflict> on_conflict;
+  std::vector<SelectTarget> returning;
+};
+
+struct UpdateStmt {
+  QualifiedName table;
+  std::string alias;
+  std::vector<UpdateSet> set;
+  ExprPtr where;
+  std::vector<SelectTarget> returning;
+};
+
+struct DeleteStmt {
+  QualifiedName table;
+  std::string alias;
+  ExprPtr where;
+  std::vector<SelectTarget> returning;
 };
 
 struct SetStmt {
@@ -83,19 +305,27 @@ struct ShowStmt {
 };
 
 struct TransactionStmt {
-  enum class Kind { kBegin, kStart, kCommit, kRollback };
+  enum class Kind { kBegin, kStart, kCommit, kRollback, kSavepoint, kRelease, kRollbackTo };
   Kind kind;
   std::optional<std::string> isolation;
   std::optional<bool> read_only;
+  std::string savepoint;  // kSavepoint, kRelease, kRollbackTo
 };
 
 struct CopyStmt {
   std::unique_ptr<SelectStmt> query;  // COPY (SELECT ...) TO STDOUT
-  std::string relation;               // COPY name ...: no relation exists yet
+  QualifiedName relation;             // COPY name [(columns)] FROM STDIN | TO STDOUT
+  std::vector<std::string> columns;
+  bool is_from = false;
   bool csv = false;
   bool header = false;
   std::string delimiter;    // one character
   std::string null_string;  // how NULL is written
+};
+
+struct ExplainStmt {
+  bool analyze = false;
+  std::unique_ptr<Statement> statement;  // the explained statement (same source; warnings on the outer one)
 };
 
 // A statement that parsed but cannot run (not supported yet, or its analysis failed); running
@@ -104,7 +334,10 @@ struct UnsupportedStmt {
   Error error;
 };
 
-using StatementNode = std::variant<SelectStmt, SetStmt, ShowStmt, TransactionStmt, CopyStmt, UnsupportedStmt>;
+using StatementNode =
+    std::variant<SelectStmt, SetStmt, ShowStmt, TransactionStmt, CopyStmt, CreateTableStmt, DropStmt, CreateIndexStmt,
+                 AlterTableStmt, TruncateStmt, CreateSequenceStmt, InsertStmt, UpdateStmt, DeleteStmt, ExplainStmt,
+                 UnsupportedStmt>;
 
 struct Statement {
   StatementNode node;

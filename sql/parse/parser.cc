@@ -16,6 +16,12 @@ struct ParseResultDeleter {
     delete r;
   }
 };
+template <typename T>
+std::expected<StatementNode, Error> AsNode(std::expected<T, Error> stmt) {
+  if (!stmt) return std::unexpected(stmt.error());
+  return StatementNode(std::move(*stmt));
+}
+
 struct UnpackedDeleter {
   void operator()(PgQuery__ParseResult* r) const { pg_query__parse_result__free_unpacked(r, nullptr); }
 };
@@ -49,10 +55,21 @@ std::expected<std::vector<Statement>, Error> Parse(std::string_view text) {
     const PgQuery__RawStmt* raw = tree->stmts[i];
     if (raw->stmt == nullptr) continue;
     auto node = transformer.TransformStatement(*raw->stmt);
+    if (node) {
+      if (auto* explain = std::get_if<ExplainStmt>(&*node)) explain->statement->source = source;
+    }
     statements.push_back(Statement{node ? std::move(*node) : StatementNode(UnsupportedStmt{node.error()}), source,
                                    transformer.TakeWarnings()});
   }
   return statements;
+}
+
+std::vector<std::string> StringList(PgQuery__Node** names, size_t n) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n; ++i) {
+    out.emplace_back(names[i]->node_case == PG_QUERY__NODE__NODE_STRING ? names[i]->string->sval : "");
+  }
+  return out;
 }
 
 std::string_view LastName(PgQuery__Node** names, size_t n) {
@@ -72,41 +89,45 @@ Error Transformer::NotSupported(std::string_view what, int location) const {
 
 std::expected<StatementNode, Error> Transformer::TransformStatement(const PgQuery__Node& node) {
   switch (node.node_case) {
-    case PG_QUERY__NODE__NODE_SELECT_STMT: {
-      auto select = TransformSelect(*node.select_stmt);
-      if (!select) return std::unexpected(select.error());
-      return std::move(*select);
-    }
+    case PG_QUERY__NODE__NODE_SELECT_STMT:
+      return AsNode(TransformSelect(*node.select_stmt));
     case PG_QUERY__NODE__NODE_VARIABLE_SET_STMT:
       return TransformSet(*node.variable_set_stmt);
     case PG_QUERY__NODE__NODE_VARIABLE_SHOW_STMT:
       return TransformShow(*node.variable_show_stmt);
     case PG_QUERY__NODE__NODE_TRANSACTION_STMT:
       return TransformTransaction(*node.transaction_stmt);
-    case PG_QUERY__NODE__NODE_COPY_STMT: {
-      auto copy = TransformCopy(*node.copy_stmt);
-      if (!copy) return std::unexpected(copy.error());
-      return std::move(*copy);
-    }
+    case PG_QUERY__NODE__NODE_COPY_STMT:
+      return AsNode(TransformCopy(*node.copy_stmt));
+    case PG_QUERY__NODE__NODE_CREATE_STMT:
+      return AsNode(TransformCreateTable(*node.create_stmt));
+    case PG_QUERY__NODE__NODE_ALTER_TABLE_STMT:
+      return AsNode(TransformAlterTable(*node.alter_table_stmt));
+    case PG_QUERY__NODE__NODE_DROP_STMT:
+      return AsNode(TransformDrop(*node.drop_stmt));
+    case PG_QUERY__NODE__NODE_INDEX_STMT:
+      return AsNode(TransformCreateIndex(*node.index_stmt));
+    case PG_QUERY__NODE__NODE_TRUNCATE_STMT:
+      return AsNode(TransformTruncate(*node.truncate_stmt));
+    case PG_QUERY__NODE__NODE_CREATE_SEQ_STMT:
+      return AsNode(TransformCreateSequence(*node.create_seq_stmt));
+    case PG_QUERY__NODE__NODE_INSERT_STMT:
+      return AsNode(TransformInsert(*node.insert_stmt));
+    case PG_QUERY__NODE__NODE_UPDATE_STMT:
+      return AsNode(TransformUpdate(*node.update_stmt));
+    case PG_QUERY__NODE__NODE_DELETE_STMT:
+      return AsNode(TransformDelete(*node.delete_stmt));
+    case PG_QUERY__NODE__NODE_EXPLAIN_STMT:
+      return AsNode(TransformExplain(*node.explain_stmt));
     default:
       break;
   }
   // Name the statement as PostgreSQL's command tag would.
   static constexpr std::pair<PgQuery__Node__NodeCase, std::string_view> kNames[] = {
-      {PG_QUERY__NODE__NODE_CREATE_STMT, "CREATE TABLE"},
       {PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT, "CREATE TABLE AS"},
-      {PG_QUERY__NODE__NODE_INSERT_STMT, "INSERT"},
-      {PG_QUERY__NODE__NODE_UPDATE_STMT, "UPDATE"},
-      {PG_QUERY__NODE__NODE_DELETE_STMT, "DELETE"},
-      {PG_QUERY__NODE__NODE_EXPLAIN_STMT, "EXPLAIN"},
-      {PG_QUERY__NODE__NODE_INDEX_STMT, "CREATE INDEX"},
-      {PG_QUERY__NODE__NODE_DROP_STMT, "DROP"},
-      {PG_QUERY__NODE__NODE_ALTER_TABLE_STMT, "ALTER TABLE"},
-      {PG_QUERY__NODE__NODE_TRUNCATE_STMT, "TRUNCATE TABLE"},
       {PG_QUERY__NODE__NODE_VIEW_STMT, "CREATE VIEW"},
       {PG_QUERY__NODE__NODE_CREATEDB_STMT, "CREATE DATABASE"},
       {PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT, "CREATE SCHEMA"},
-      {PG_QUERY__NODE__NODE_CREATE_SEQ_STMT, "CREATE SEQUENCE"},
       {PG_QUERY__NODE__NODE_CREATE_FUNCTION_STMT, "CREATE FUNCTION"},
       {PG_QUERY__NODE__NODE_CREATE_ROLE_STMT, "CREATE ROLE"},
       {PG_QUERY__NODE__NODE_GRANT_STMT, "GRANT"},

@@ -1,4 +1,4 @@
-// COPY: (SELECT ...) TO STDOUT in text or CSV; relations do not exist yet.
+// COPY table [(columns)] FROM STDIN / TO STDOUT and COPY (SELECT ...) TO STDOUT, text or CSV.
 #include <fmt/format.h>
 
 #include "sql/parse/transform.h"
@@ -18,9 +18,14 @@ std::string StringArg(const PgQuery__Node* arg) {
 
 std::expected<CopyStmt, Error> Transformer::TransformCopy(const PgQuery__CopyStmt& stmt) {
   if ((stmt.filename != nullptr && *stmt.filename != '\0') || stmt.is_program) return std::unexpected(NotSupported("COPY to or from a file or program"));
+  if (stmt.where_clause != nullptr) return std::unexpected(NotSupported("COPY ... WHERE"));
   CopyStmt copy;
+  copy.is_from = stmt.is_from;
   if (stmt.relation != nullptr) {
-    copy.relation = stmt.relation->relname;
+    auto relation = TransformRangeVar(*stmt.relation);
+    if (!relation) return std::unexpected(relation.error());
+    copy.relation = std::move(*relation);
+    copy.columns = StringList(stmt.attlist, stmt.n_attlist);
   } else if (stmt.query != nullptr && stmt.query->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
     auto select = TransformSelect(*stmt.query->select_stmt);
     if (!select) return std::unexpected(select.error());

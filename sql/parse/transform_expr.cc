@@ -17,6 +17,8 @@ ExprPtr Make(ExprKind kind, int location) {
   return e;
 }
 
+int FigureSubLinkName(const PgQuery__SubLink& link, std::string& name);
+
 // FigureColnameInternal: returns the strength of the name found (0 none, 1 weak, 2 strong).
 int FigureName(const PgQuery__Node* node, std::string& name) {
   if (node == nullptr) return 0;
@@ -56,6 +58,36 @@ int FigureName(const PgQuery__Node* node, std::string& name) {
     case PG_QUERY__NODE__NODE_COALESCE_EXPR:
       name = "coalesce";
       return 2;
+    case PG_QUERY__NODE__NODE_SUB_LINK:
+      return FigureSubLinkName(*node->sub_link, name);
+    default:
+      return 0;
+  }
+}
+
+// A scalar subquery takes its single output column's name (transformSubLink has replaced the
+// raw subquery by its Query by the time PostgreSQL's FigureColname looks).
+int FigureSubLinkName(const PgQuery__SubLink& link, std::string& name) {
+  switch (link.sub_link_type) {
+    case PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK:
+      name = "exists";
+      return 2;
+    case PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK:
+      name = "array";
+      return 2;
+    case PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK: {
+      if (link.subselect == nullptr || link.subselect->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) return 0;
+      const PgQuery__SelectStmt* s = link.subselect->select_stmt;
+      while (s->larg != nullptr && s->op != PG_QUERY__SET_OPERATION__SETOP_NONE) s = s->larg;
+      if (s->n_values_lists > 0) {
+        name = "column1";
+        return 2;
+      }
+      if (s->n_target_list == 0) return 0;
+      const PgQuery__ResTarget& target = *s->target_list[0]->res_target;
+      name = target.name != nullptr && *target.name != '\0' ? target.name : FigureColumnName(target.val);
+      return 2;
+    }
     default:
       return 0;
   }
@@ -133,27 +165,59 @@ std::expected<ExprPtr, Error> Transformer::TransformAExpr(const PgQuery__AExpr& 
     }
     case PG_QUERY__A__EXPR__KIND__AEXPR_NULLIF:
       return TransformList(ExprKind::kNullIf, operands, 2, node.location);
+    case PG_QUERY__A__EXPR__KIND__AEXPR_IN:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_BETWEEN:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_BETWEEN_SYM:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN_SYM: {
+      // rexpr is the list: IN's items, BETWEEN's two bounds.
+      bool in = node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_IN;
+      ExprPtr e = Make(in ? ExprKind::kInList : ExprKind::kBetween, node.location);
+      e->negated = in ? LastName(node.name, node.n_name) == "<>"
+                      : node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN ||
+                            node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN_SYM;
+      e->symmetric = node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_BETWEEN_SYM ||
+                     node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN_SYM;
+      auto lhs = TransformExpr(*node.lexpr);
+      if (!lhs) return lhs;
+      auto list = TransformList(e->kind, node.rexpr->list->items, node.rexpr->list->n_items, node.location);
+      if (!list) return list;
+      e->args.push_back(std::move(*lhs));
+      for (ExprPtr& item : (*list)->args) e->args.push_back(std::move(item));
+      return e;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_LIKE:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_ILIKE: {
+      auto e = TransformList(ExprKind::kLike, operands, 2, node.location);
+      if (!e) return e;
+      std::string_view op = LastName(node.name, node.n_name);  // ~~, !~~, ~~*, !~~*
+      (*e)->negated = op.starts_with('!');
+      (*e)->case_insensitive = node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_ILIKE;
+      return e;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_SIMILAR:
+      return std::unexpected(NotSupported("SIMILAR TO", node.location));
     case PG_QUERY__A__EXPR__KIND__AEXPR_DISTINCT:
     case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_DISTINCT:
       return std::unexpected(NotSupported("IS DISTINCT FROM", node.location));
-    case PG_QUERY__A__EXPR__KIND__AEXPR_IN:
-      return std::unexpected(NotSupported("IN (...)", node.location));
-    case PG_QUERY__A__EXPR__KIND__AEXPR_LIKE:
-    case PG_QUERY__A__EXPR__KIND__AEXPR_ILIKE:
-    case PG_QUERY__A__EXPR__KIND__AEXPR_SIMILAR:
-      return std::unexpected(NotSupported("pattern matching", node.location));
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ANY:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ALL:
+      return std::unexpected(NotSupported("ANY/ALL (array)", node.location));
     default:
       return std::unexpected(NotSupported("this operator form", node.location));
   }
 }
 
 std::expected<ExprPtr, Error> Transformer::TransformFuncCall(const PgQuery__FuncCall& node) {
-  if (node.agg_star || node.agg_distinct || node.over != nullptr || node.n_agg_order > 0 ||
-      node.agg_filter != nullptr || node.func_variadic) {
-    return std::unexpected(NotSupported("aggregate and window function syntax", node.location));
-  }
+  if (node.over != nullptr) return std::unexpected(NotSupported("window functions", node.location));
+  if (node.agg_within_group) return std::unexpected(NotSupported("WITHIN GROUP", node.location));
+  if (node.n_agg_order > 0) return std::unexpected(NotSupported("ORDER BY in aggregate calls", node.location));
+  if (node.agg_filter != nullptr) return std::unexpected(NotSupported("FILTER", node.location));
+  if (node.func_variadic) return std::unexpected(NotSupported("VARIADIC", node.location));
   auto e = TransformList(ExprKind::kFunction, node.args, node.n_args, node.location);
   if (!e) return e;
+  (*e)->agg_star = node.agg_star;
+  (*e)->distinct = node.agg_distinct;
   (*e)->text = AsciiLower(LastName(node.funcname, node.n_funcname));
   if (node.n_funcname == 2 && AsciiLower(node.funcname[0]->string->sval) != "pg_catalog") {
     return std::unexpected(ErrorAt("3F000", fmt::format("schema \"{}\" does not exist", node.funcname[0]->string->sval),
@@ -232,15 +296,10 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
       e->param_number = node.param_ref->number;
       return e;
     }
-    case PG_QUERY__NODE__NODE_COLUMN_REF: {
-      const PgQuery__ColumnRef& ref = *node.column_ref;
-      if (ref.n_fields > 0 && ref.fields[ref.n_fields - 1]->node_case == PG_QUERY__NODE__NODE_A_STAR) {
-        return std::unexpected(ErrorAt("42601", "SELECT * with no tables specified is not valid", ref.location));
-      }
-      ExprPtr e = Make(ExprKind::kColumnRef, ref.location);
-      e->text = LastName(ref.fields, ref.n_fields);
-      return e;
-    }
+    case PG_QUERY__NODE__NODE_COLUMN_REF:
+      return TransformColumnRef(*node.column_ref);
+    case PG_QUERY__NODE__NODE_SET_TO_DEFAULT:
+      return Make(ExprKind::kDefault, node.set_to_default->location);
     case PG_QUERY__NODE__NODE_TYPE_CAST:
       return TransformTypeCast(*node.type_cast);
     case PG_QUERY__NODE__NODE_A_EXPR:
@@ -266,10 +325,80 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
     case PG_QUERY__NODE__NODE_FUNC_CALL:
       return TransformFuncCall(*node.func_call);
     case PG_QUERY__NODE__NODE_SUB_LINK:
-      return std::unexpected(NotSupported("subqueries", node.sub_link->location));
+      return TransformSubLink(*node.sub_link);
+    case PG_QUERY__NODE__NODE_BOOLEAN_TEST:
+      return std::unexpected(NotSupported("IS TRUE/FALSE/UNKNOWN", node.boolean_test->location));
+    case PG_QUERY__NODE__NODE_A_ARRAY_EXPR:
+      return std::unexpected(NotSupported("ARRAY[...]", node.a_array_expr->location));
+    case PG_QUERY__NODE__NODE_ROW_EXPR:
+      return std::unexpected(NotSupported("row constructors", node.row_expr->location));
+    case PG_QUERY__NODE__NODE_COLLATE_CLAUSE:
+      return std::unexpected(NotSupported("COLLATE", node.collate_clause->location));
+    case PG_QUERY__NODE__NODE_GROUPING_FUNC:
+      return std::unexpected(NotSupported("GROUPING", node.grouping_func->location));
+    case PG_QUERY__NODE__NODE_A_INDIRECTION:
+      return std::unexpected(NotSupported("subscripts and field selection"));
     default:
       return std::unexpected(NotSupported("this kind of expression"));
   }
+}
+
+ExprPtr Transformer::ClauseExpr(const PgQuery__Node& node) {
+  auto e = TransformExpr(node);
+  if (e) return std::move(*e);
+  ExprPtr deferred = Make(ExprKind::kError, -1);  // the error carries its position
+  deferred->error = std::move(e.error());
+  return deferred;
+}
+
+ExprPtr Transformer::OptionalClauseExpr(const PgQuery__Node* node) {
+  return node == nullptr ? ExprPtr() : ClauseExpr(*node);
+}
+
+std::expected<ExprPtr, Error> Transformer::TransformColumnRef(const PgQuery__ColumnRef& ref) {
+  bool star = ref.n_fields > 0 && ref.fields[ref.n_fields - 1]->node_case == PG_QUERY__NODE__NODE_A_STAR;
+  ExprPtr e = Make(star ? ExprKind::kStar : ExprKind::kColumnRef, ref.location);
+  e->names = StringList(ref.fields, star ? ref.n_fields - 1 : ref.n_fields);
+  if (!star) e->text = e->names.back();
+  return e;
+}
+
+std::expected<ExprPtr, Error> Transformer::TransformSubLink(const PgQuery__SubLink& node) {
+  ExprKind kind;
+  switch (node.sub_link_type) {
+    case PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK:
+      kind = ExprKind::kExists;
+      break;
+    case PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK:
+      kind = ExprKind::kSubquery;
+      break;
+    case PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK:
+      // x IN (subquery) has no operator name; x op ANY (subquery) names one.
+      if (node.n_oper_name == 0) {
+        kind = ExprKind::kInSubquery;
+        break;
+      }
+      return std::unexpected(NotSupported("ANY (subquery)", node.location));
+    case PG_QUERY__SUB_LINK_TYPE__ALL_SUBLINK:
+      return std::unexpected(NotSupported("ALL (subquery)", node.location));
+    case PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK:
+      return std::unexpected(NotSupported("ARRAY (subquery)", node.location));
+    default:
+      return std::unexpected(NotSupported("this kind of subquery", node.location));
+  }
+  ExprPtr e = Make(kind, node.location);
+  if (node.testexpr != nullptr) {
+    if (node.testexpr->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
+      return std::unexpected(NotSupported("row constructors", node.testexpr->row_expr->location));
+    }
+    auto test = TransformExpr(*node.testexpr);
+    if (!test) return test;
+    e->args.push_back(std::move(*test));
+  }
+  auto query = TransformSubquery(*node.subselect);
+  if (!query) return std::unexpected(query.error());
+  e->subquery = std::move(*query);
+  return e;
 }
 
 }  // namespace farmdb::sql
