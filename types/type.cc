@@ -6,7 +6,7 @@
 namespace farmdb {
 namespace {
 
-constexpr std::array<TypeInfo, 15> kTypes = {{
+constexpr std::array<TypeInfo, 17> kTypes = {{
     {TypeId::kUnknown, 705, -2, "unknown", "unknown"},
     {TypeId::kBool, 16, 1, "bool", "boolean"},
     {TypeId::kInt2, 21, 2, "int2", "smallint"},
@@ -17,10 +17,12 @@ constexpr std::array<TypeInfo, 15> kTypes = {{
     {TypeId::kNumeric, 1700, -1, "numeric", "numeric"},
     {TypeId::kText, 25, -1, "text", "text"},
     {TypeId::kVarchar, 1043, -1, "varchar", "character varying"},
+    {TypeId::kBpchar, 1042, -1, "bpchar", "character"},
     {TypeId::kName, 19, 64, "name", "name"},
     {TypeId::kBytea, 17, -1, "bytea", "bytea"},
     {TypeId::kDate, 1082, 4, "date", "date"},
     {TypeId::kTimestamp, 1114, 8, "timestamp", "timestamp without time zone"},
+    {TypeId::kTimestampTz, 1184, 8, "timestamptz", "timestamp with time zone"},
     {TypeId::kVoid, 2278, 4, "void", "void"},
 }};
 
@@ -30,7 +32,7 @@ struct Alias {
 };
 
 // Spellings the grammar accepts besides typname and sql_name (lower-case).
-constexpr std::array<Alias, 10> kAliases = {{
+constexpr std::array<Alias, 12> kAliases = {{
     {"int", TypeId::kInt4},
     {"boolean", TypeId::kBool},
     {"float", TypeId::kFloat8},
@@ -41,6 +43,8 @@ constexpr std::array<Alias, 10> kAliases = {{
     {"real", TypeId::kFloat4},
     {"smallint", TypeId::kInt2},
     {"bigint", TypeId::kInt8},
+    {"char", TypeId::kBpchar},  // the grammar's CHAR(n), not the quoted "char" type
+    {"timestamp with time zone", TypeId::kTimestampTz},
 }};
 
 }  // namespace
@@ -76,7 +80,7 @@ bool IsNumeric(TypeId type) {
 }
 
 bool IsString(TypeId type) {
-  return type == TypeId::kText || type == TypeId::kVarchar || type == TypeId::kName;
+  return type == TypeId::kText || type == TypeId::kVarchar || type == TypeId::kBpchar || type == TypeId::kName;
 }
 
 }  // namespace farmdb

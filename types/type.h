@@ -24,10 +24,12 @@ enum class TypeId : uint8_t {
   kNumeric,
   kText,
   kVarchar,
+  kBpchar,  // character(n): blank-padded; trailing blanks are insignificant
   kName,
   kBytea,
   kDate,
   kTimestamp,
+  kTimestampTz,  // microseconds since 2000-01-01 00:00 UTC; shown in the session's TimeZone
   kVoid,  // result of functions that return nothing (pg_sleep)
 };
 
@@ -46,6 +48,6 @@ std::optional<TypeId> TypeFromName(std::string_view name);
 
 bool IsInteger(TypeId type);
 bool IsNumeric(TypeId type);  // integers, floats, numeric
-bool IsString(TypeId type);   // text, varchar, name (the string category)
+bool IsString(TypeId type);   // text, varchar, bpchar, name (the string category)
 
 }  // namespace farmdb

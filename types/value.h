@@ -1,9 +1,10 @@
 // Value: one SQL datum in farmdb's in-memory form, tagged with its type.
 //
 // Storage by type: bool -> bool; int2/int4/int8 -> int64_t; float4/float8 -> double (a float4
-// holds a value exactly representable as float); numeric -> Numeric; text/varchar/name/bytea/
-// unknown -> std::string (bytea: raw bytes); date -> int64_t days since 2000-01-01;
-// timestamp -> int64_t microseconds since 2000-01-01 00:00 (PostgreSQL's epoch).
+// holds a value exactly representable as float); numeric -> Numeric; text/varchar/bpchar/name/
+// bytea/unknown -> std::string (bytea: raw bytes; bpchar: with its padding blanks);
+// date -> int64_t days since 2000-01-01; timestamp -> int64_t microseconds since 2000-01-01
+// 00:00 (PostgreSQL's epoch); timestamptz -> the same count, of UTC.
 // Infinite dates/timestamps are the int32/int64 extremes, as in PostgreSQL.
 // Thread-safety: a value type.
 #pragma once

@@ -27,7 +27,9 @@ bool ImplicitlyCastable(TypeId from, TypeId to) {
   if (from == to) return true;
   if (IsNumeric(from) && IsNumeric(to)) return Rank(from) < Rank(to);
   if (IsString(from) && IsString(to)) return to != TypeId::kName;
-  return from == TypeId::kDate && to == TypeId::kTimestamp;
+  // date -> timestamp -> timestamptz, as pg_cast's implicit casts.
+  auto rank = [](TypeId t) { return t == TypeId::kDate ? 1 : t == TypeId::kTimestamp ? 2 : t == TypeId::kTimestampTz ? 3 : 0; };
+  return rank(from) != 0 && rank(to) != 0 && rank(from) < rank(to);
 }
 
 TypeId PromoteNumeric(TypeId a, TypeId b) {
@@ -121,8 +123,8 @@ std::expected<TypeId, Error> Binder::CommonType(const std::vector<BoundExprPtr*>
     } else if (*common != t) {
       if (IsNumeric(*common) && IsNumeric(t)) common = PromoteNumeric(*common, t);
       else if (IsString(*common) && IsString(t)) common = TypeId::kText;
-      else if ((*common == TypeId::kDate || *common == TypeId::kTimestamp) &&
-               (t == TypeId::kDate || t == TypeId::kTimestamp)) common = TypeId::kTimestamp;
+      else if (ImplicitlyCastable(*common, t) && !IsString(t) && !IsNumeric(t)) common = t;
+      else if (ImplicitlyCastable(t, *common) && !IsString(t) && !IsNumeric(t)) continue;
       else {
         return std::unexpected(ErrorAt("42804", fmt::format("{} types {} and {} cannot be matched", context,
                                                             Info(*common).sql_name, Info(t).sql_name), (*e)->location));

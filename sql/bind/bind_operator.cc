@@ -7,7 +7,7 @@
 namespace farmdb::sql {
 namespace {
 
-bool IsDateTime(TypeId t) { return t == TypeId::kDate || t == TypeId::kTimestamp; }
+bool IsDateTime(TypeId t) { return t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampTz; }
 
 constexpr std::string_view kNoOperatorHint =
     "No operator matches the given name and argument types. You might need to add explicit type casts.";
@@ -99,7 +99,8 @@ std::expected<BoundExprPtr, Error> Binder::BindCompare(std::string_view op, Boun
   else if (lt == rt) common = lt;
   else if (IsNumeric(lt) && IsNumeric(rt)) common = PromoteNumeric(lt, rt);
   else if (IsString(lt) && IsString(rt)) common = TypeId::kText;
-  else if (IsDateTime(lt) && IsDateTime(rt)) common = TypeId::kTimestamp;
+  // Date/time operands meet at the later of the two in date -> timestamp -> timestamptz.
+  else if (IsDateTime(lt) && IsDateTime(rt)) common = ImplicitlyCastable(lt, rt) ? rt : lt;
   else {
     Error e = ErrorAt("42883", fmt::format("operator does not exist: {} {} {}", Info(lt).sql_name, op,
                                            Info(rt).sql_name), location);

@@ -142,6 +142,7 @@ int CompareValues(const Value& l, const Value& r) {
     case TypeId::kInt8:
     case TypeId::kDate:
     case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
       return sign(l.AsInt(), r.AsInt());
     case TypeId::kFloat4:
     case TypeId::kFloat8: {
@@ -152,6 +153,11 @@ int CompareValues(const Value& l, const Value& r) {
     case TypeId::kNumeric: {
       auto c = l.AsNumeric().Compare(r.AsNumeric());
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    case TypeId::kBpchar: {
+      // bpcharcmp: trailing blanks are insignificant.
+      int c = TrimTrailingBlanks(l.AsString()).compare(TrimTrailingBlanks(r.AsString()));
+      return sign(c, 0);
     }
     default: {
       int c = l.AsString().compare(r.AsString());

@@ -155,10 +155,9 @@ std::expected<std::string, Error> NormalizeString(const SettingDef& def, std::st
   }
   if (def.name == "DateStyle") return NormalizeDateStyle(def, value, current, reset);
   if (def.name == "TimeZone") {
-    // Only timestamp without time zone exists so far; the zone name is kept for later use.
-    if (value.empty() || value.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-:.") != std::string_view::npos) {
-      return std::unexpected(InvalidValue(def, value));
-    }
+    auto zone = TimeZone::Load(value);
+    if (!zone) return std::unexpected(InvalidValue(def, value));
+    return zone->name();
   }
   return std::string(value);
 }

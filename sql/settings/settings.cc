@@ -173,6 +173,7 @@ const TextOptions& Settings::Text() const {
   options.bytea_hex = ValueOf("bytea_output") == "hex";
   // The stored value is canonical, so it always parses.
   options.date_style = ParseDateStyle(ValueOf("DateStyle"), {}, {}).value_or(DateStyle{});
+  options.time_zone = TimeZone::Load(ValueOf("TimeZone")).value_or(TimeZone::Utc());
   text_ = options;
   text_generation_ = generation_;
   return text_;

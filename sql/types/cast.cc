@@ -22,6 +22,36 @@ std::expected<Value, Error> FloatToInt(double v, TypeId target) {
   return CheckedInt(target, static_cast<int64_t>(r));
 }
 
+// Between date, timestamp and timestamptz; the session's zone turns local times into instants
+// and back (date_timestamptz, timestamptz_timestamp, ...). Infinities map to infinities.
+std::expected<Value, Error> CastDateTime(int64_t v, TypeId from, TypeId target, const TimeZone& zone) {
+  bool pos_inf = from == TypeId::kDate ? v == kDatePosInfinity : v == kTimestampPosInfinity;
+  bool neg_inf = from == TypeId::kDate ? v == kDateNegInfinity : v == kTimestampNegInfinity;
+  if (pos_inf || neg_inf) {
+    if (target == TypeId::kDate) return Value::Int(target, pos_inf ? kDatePosInfinity : kDateNegInfinity);
+    return Value::Int(target, pos_inf ? kTimestampPosInfinity : kTimestampNegInfinity);
+  }
+  // Local wall-clock microseconds first.
+  int64_t local = v;
+  if (from == TypeId::kDate) {
+    if (!IsValidTimestamp(v * kMicrosPerDay)) return std::unexpected(MakeError("22008", "date out of range for timestamp"));
+    local = v * kMicrosPerDay;
+  } else if (from == TypeId::kTimestampTz) {
+    local = v + int64_t{zone.OffsetAt(v).seconds_east} * 1'000'000;
+  }
+  switch (target) {
+    case TypeId::kDate:
+      return Value::Int(target, local / kMicrosPerDay - (local % kMicrosPerDay < 0 ? 1 : 0));
+    case TypeId::kTimestamp:
+      return Value::Int(target, local);
+    default: {
+      int64_t utc = zone.ToUtc(local);
+      if (!IsValidTimestamp(utc)) return std::unexpected(MakeError("22008", "timestamp out of range"));
+      return Value::Int(target, utc);
+    }
+  }
+}
+
 }  // namespace
 
 Error IntOutOfRange(TypeId type) {
@@ -42,8 +72,13 @@ bool CanCast(TypeId from, TypeId to) {
   if ((from == TypeId::kBool && to == TypeId::kInt4) || (from == TypeId::kInt4 && to == TypeId::kBool)) {
     return true;
   }
-  return (from == TypeId::kDate && to == TypeId::kTimestamp) ||
-         (from == TypeId::kTimestamp && to == TypeId::kDate);
+  auto date_time = [](TypeId t) { return t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampTz; };
+  return date_time(from) && date_time(to);
+}
+
+std::string_view TrimTrailingBlanks(std::string_view s) {
+  size_t end = s.find_last_not_of(' ');
+  return end == std::string_view::npos ? std::string_view() : s.substr(0, end + 1);
 }
 
 std::expected<Value, Error> Cast(const Value& value, TypeId target, const TextOptions& options) {
@@ -56,9 +91,11 @@ std::expected<Value, Error> Cast(const Value& value, TypeId target, const TextOp
   if (from == target) return value;
   if (IsString(target)) {
     // bool's cast to text spells the word out (booltext), unlike boolout's t/f.
-    std::string text = IsTextLike(from)          ? value.AsString()
-                       : from == TypeId::kBool ? (value.AsBool() ? "true" : "false")
-                                               : FormatText(value, options);
+    // bpchar's rtrim cast drops the padding (char(n) -> text/varchar).
+    std::string text = from == TypeId::kBpchar && target != TypeId::kBpchar ? std::string(TrimTrailingBlanks(value.AsString()))
+                       : IsTextLike(from)                                  ? value.AsString()
+                       : from == TypeId::kBool                             ? (value.AsBool() ? "true" : "false")
+                                                                           : FormatText(value, options);
     return ParseText(target, text, options);  // name truncates; text/varchar keep it whole
   }
   if (IsTextLike(from)) return ParseText(target, value.AsString(), options);
@@ -105,20 +142,7 @@ std::expected<Value, Error> Cast(const Value& value, TypeId target, const TextOp
     }
   }
   if (from == TypeId::kBool && target == TypeId::kInt4) return Value::Int(target, value.AsBool() ? 1 : 0);
-  if (from == TypeId::kDate && target == TypeId::kTimestamp) {
-    int64_t d = value.AsInt();
-    if (d == kDatePosInfinity) return Value::Int(target, kTimestampPosInfinity);
-    if (d == kDateNegInfinity) return Value::Int(target, kTimestampNegInfinity);
-    if (!IsValidTimestamp(d * kMicrosPerDay)) return std::unexpected(MakeError("22008", "date out of range for timestamp"));
-    return Value::Int(target, d * kMicrosPerDay);
-  }
-  if (from == TypeId::kTimestamp && target == TypeId::kDate) {
-    int64_t t = value.AsInt();
-    if (t == kTimestampPosInfinity) return Value::Int(target, kDatePosInfinity);
-    if (t == kTimestampNegInfinity) return Value::Int(target, kDateNegInfinity);
-    int64_t days = t / kMicrosPerDay - (t % kMicrosPerDay < 0 ? 1 : 0);
-    return Value::Int(target, days);
-  }
+  if (CanCast(from, target)) return CastDateTime(value.AsInt(), from, target, options.time_zone);
   return std::unexpected(MakeError("42846", fmt::format("cannot cast type {} to {}", Info(from).sql_name,
                                                         Info(target).sql_name)));
 }
@@ -136,20 +160,23 @@ std::expected<int32_t, Error> Typmod(TypeId type, std::span<const int64_t> mods)
     }
     return static_cast<int32_t>((precision << 16) | scale) + kVarHeader;
   }
-  if (type == TypeId::kVarchar && mods.size() == 1) {
-    if (mods[0] < 1) return std::unexpected(MakeError("22023", "length for type varchar must be at least 1"));
-    if (mods[0] > 10485760) return std::unexpected(MakeError("22023", "length for type varchar cannot exceed 10485760"));
+  if ((type == TypeId::kVarchar || type == TypeId::kBpchar) && mods.size() == 1) {
+    std::string_view name = type == TypeId::kVarchar ? "varchar" : "char";
+    if (mods[0] < 1) return std::unexpected(MakeError("22023", fmt::format("length for type {} must be at least 1", name)));
+    if (mods[0] > 10485760) return std::unexpected(MakeError("22023", fmt::format("length for type {} cannot exceed 10485760", name)));
     return static_cast<int32_t>(mods[0]) + kVarHeader;
   }
-  if (type == TypeId::kTimestamp && mods.size() == 1) {
+  if ((type == TypeId::kTimestamp || type == TypeId::kTimestampTz) && mods.size() == 1) {
     // anytimestamp_typmodin: the typmod is the precision itself; above 6 it is reduced (the
     // caller issues PostgreSQL's WARNING).
     if (mods[0] < 0) {
-      return std::unexpected(MakeError("22023", fmt::format("TIMESTAMP({}) precision must not be negative", mods[0])));
+      return std::unexpected(MakeError("22023", fmt::format("TIMESTAMP({}){} precision must not be negative", mods[0],
+                                                            type == TypeId::kTimestampTz ? " WITH TIME ZONE" : "")));
     }
     return static_cast<int32_t>(std::min<int64_t>(mods[0], kMaxTimestampPrecision));
   }
-  if (type == TypeId::kNumeric || type == TypeId::kVarchar || type == TypeId::kTimestamp) {
+  if (type == TypeId::kNumeric || type == TypeId::kVarchar || type == TypeId::kBpchar || type == TypeId::kTimestamp ||
+      type == TypeId::kTimestampTz) {
     return std::unexpected(MakeError("22023", fmt::format("invalid type modifier")));
   }
   return std::unexpected(MakeError("42601", fmt::format("type modifier is not allowed for type \"{}\"", Info(type).name)));
@@ -157,20 +184,23 @@ std::expected<int32_t, Error> Typmod(TypeId type, std::span<const int64_t> mods)
 
 std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod) {
   if (value.IsNull() || typmod < 0) return value;
-  if (value.type == TypeId::kTimestamp) {
+  if (value.type == TypeId::kTimestamp || value.type == TypeId::kTimestampTz) {
     auto rounded = RoundTimestamp(value.AsInt(), typmod);
     if (!rounded) return std::unexpected(rounded.error());
-    return Value::Int(TypeId::kTimestamp, *rounded);
+    return Value::Int(value.type, *rounded);
   }
   if (typmod < 4) return value;
   int32_t mod = typmod - 4;
-  if (value.type == TypeId::kVarchar) {
+  if (value.type == TypeId::kVarchar || value.type == TypeId::kBpchar) {
     const std::string& s = value.AsString();
     size_t chars = 0, i = 0;
     for (; i < s.size(); ++i) {
       if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && chars++ == static_cast<size_t>(mod)) break;
     }
-    return Value::Str(TypeId::kVarchar, s.substr(0, i));
+    std::string out = s.substr(0, i);
+    // bpchar pads short values with blanks to n characters.
+    if (value.type == TypeId::kBpchar && chars < static_cast<size_t>(mod)) out.append(mod - chars, ' ');
+    return Value::Str(value.type, std::move(out));
   }
   if (value.type == TypeId::kNumeric && !value.AsNumeric().IsNaN()) {
     int precision = mod >> 16, scale = mod & 0xffff;

@@ -19,14 +19,18 @@ bool CanCast(TypeId from, TypeId to);
 // of range", ...). Text output of a non-string value uses `options`.
 std::expected<Value, Error> Cast(const Value& value, TypeId target, const TextOptions& options);
 
-// PostgreSQL's typmod for `type(mods...)`: numeric(p[, s]), varchar(n) (both + VARHDRSZ) and
-// timestamp(p) (p itself, at most 6); errors as numerictypmodin / varchartypmodin /
-// anytimestamp_typmodin word them.
+// PostgreSQL's typmod for `type(mods...)`: numeric(p[, s]), varchar(n) and char(n) (all +
+// VARHDRSZ) and timestamp[tz](p) (p itself, at most 6); errors as numerictypmodin /
+// varchartypmodin / bpchartypmodin / anytimestamp_typmodin word them.
 std::expected<int32_t, Error> Typmod(TypeId type, std::span<const int64_t> mods);
 // Applies a typmod as an explicit cast does: numeric rounds to the scale and fails with 22003
-// "numeric field overflow" beyond the precision; varchar truncates to n characters; timestamp
-// rounds to p fractional digits (AdjustTimestampForTypmod).
+// "numeric field overflow" beyond the precision; varchar truncates to n characters; char(n)
+// truncates or pads with blanks to n characters; timestamp[tz] rounds to p fractional digits
+// (AdjustTimestampForTypmod).
 std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod);
+
+// A bpchar value without its padding: what comparison, casts to text and length() see.
+std::string_view TrimTrailingBlanks(std::string_view s);
 
 // Range-checks an integer result for its type: 22003 "smallint/integer/bigint out of range".
 std::expected<Value, Error> CheckedInt(TypeId type, int64_t value);

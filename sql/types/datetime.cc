@@ -195,9 +195,10 @@ std::string FormatDate(int64_t days, DateStyle style) {
   return d.bc ? out + " BC" : out;
 }
 
-std::string FormatTimestamp(int64_t micros, DateStyle style) {
-  if (micros == kTimestampPosInfinity) return "infinity";
-  if (micros == kTimestampNegInfinity) return "-infinity";
+namespace {
+
+// EncodeDateTime: `micros` of local time, then `zone` (already spelled for the style), then BC.
+std::string FormatLocalTimestamp(int64_t micros, DateStyle style, std::string_view zone) {
   int64_t days = micros / kMicrosPerDay;
   int64_t rem = micros % kMicrosPerDay;
   if (rem < 0) {
@@ -225,7 +226,34 @@ std::string FormatTimestamp(int64_t micros, DateStyle style) {
   } else {
     out = DatePart(d, style) + " " + time;
   }
+  out += zone;
   return d.bc ? out + " BC" : out;
+}
+
+// EncodeTimezone: +hh, then :mm and :ss only where non-zero.
+std::string IsoOffset(int32_t seconds_east) {
+  int32_t a = seconds_east < 0 ? -seconds_east : seconds_east;
+  std::string out = fmt::format("{}{:02}", seconds_east < 0 ? '-' : '+', a / 3600);
+  if (a % 3600 != 0) out += fmt::format(":{:02}", a / 60 % 60);
+  if (a % 60 != 0) out += fmt::format(":{:02}", a % 60);
+  return out;
+}
+
+}  // namespace
+
+std::string FormatTimestamp(int64_t micros, DateStyle style) {
+  if (micros == kTimestampPosInfinity) return "infinity";
+  if (micros == kTimestampNegInfinity) return "-infinity";
+  return FormatLocalTimestamp(micros, style, "");
+}
+
+std::string FormatTimestampTz(int64_t utc_micros, DateStyle style, const TimeZone& zone) {
+  if (utc_micros == kTimestampPosInfinity) return "infinity";
+  if (utc_micros == kTimestampNegInfinity) return "-infinity";
+  TimeZone::Offset offset = zone.OffsetAt(utc_micros);
+  // ISO prints the numeric offset; the other styles the zone's abbreviation, as PostgreSQL does.
+  std::string suffix = style.style == DateOutputStyle::kIso ? IsoOffset(offset.seconds_east) : " " + offset.abbreviation;
+  return FormatLocalTimestamp(utc_micros + int64_t{offset.seconds_east} * 1'000'000, style, suffix);
 }
 
 }  // namespace farmdb::sql

@@ -1,5 +1,6 @@
-// date and timestamp (without time zone) in PostgreSQL's representation and text forms under
-// DateStyle: date = days since 2000-01-01, timestamp = microseconds since 2000-01-01 00:00:00;
+// date, timestamp and timestamptz in PostgreSQL's representation and text forms under
+// DateStyle: date = days since 2000-01-01, timestamp = microseconds since 2000-01-01 00:00:00
+// (timestamptz: of UTC);
 // +/-infinity are the type's extreme values. Output in datetime.cc, input in datetime_input.cc.
 // Thread-safety: pure functions.
 #pragma once
@@ -11,6 +12,7 @@
 #include <string_view>
 
 #include "sql/session.h"
+#include "sql/types/timezone.h"
 
 namespace farmdb::sql {
 
@@ -41,6 +43,10 @@ std::expected<int64_t, Error> ParseDate(std::string_view text, DateOrder order);
 std::string FormatDate(int64_t days, DateStyle style);
 std::expected<int64_t, Error> ParseTimestamp(std::string_view text, DateOrder order);
 std::string FormatTimestamp(int64_t micros, DateStyle style);
+// timestamptz: a zone in the text (+05, -08:00, Z, UTC) wins; otherwise the text is local time
+// in `zone`. Output is local time in `zone` with its offset (ISO) or abbreviation.
+std::expected<int64_t, Error> ParseTimestampTz(std::string_view text, DateOrder order, const TimeZone& zone);
+std::string FormatTimestampTz(int64_t utc_micros, DateStyle style, const TimeZone& zone);
 
 // Proleptic Gregorian calendar; year 0 is 1 BC.
 int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day);

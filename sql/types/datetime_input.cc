@@ -2,11 +2,12 @@
 // DecodeDateTime / DecodeDate / DecodeNumber (assign fields to year, month, day, time under the
 // DateStyle field order), for the forms without time zone: ISO "2024-02-29 13:14:15.5",
 // "02/29/2024" / "29.02.2024" per order, month names ("Feb 29 2024", "29-Feb-2024"),
-// "20240229", weekday names (ignored), AM/PM, AD/BC, a trailing zone (ignored, as PostgreSQL
-// does for timestamp without time zone).
+// "20240229", weekday names (ignored), AM/PM, AD/BC, and a zone (+05, -08:00, Z, UTC), which
+// timestamp without time zone ignores as PostgreSQL does.
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
 #include <vector>
 
 #include "sql/types/datetime.h"
@@ -17,8 +18,8 @@ namespace {
 // DecodeDateTime's field bits (DTK_M(YEAR) ...).
 enum : unsigned { kYear = 1, kMonth = 2, kDay = 4, kDateBits = 7, kTime = 8, kBc = 16, kMeridian = 32, kWeekday = 64, kZone = 128 };
 
-// DTERR_BAD_FORMAT, DTERR_FIELD_OVERFLOW, DTERR_MD_FIELD_OVERFLOW.
-enum class Parsed { kOk, kSyntax, kFieldRange, kMonthRange };
+// DTERR_BAD_FORMAT, DTERR_FIELD_OVERFLOW, DTERR_MD_FIELD_OVERFLOW, DTERR_TZDISP_OVERFLOW.
+enum class Parsed { kOk, kSyntax, kFieldRange, kMonthRange, kZoneRange };
 
 enum class FieldKind { kNumber, kDate, kTime, kString, kZone };
 
@@ -73,7 +74,7 @@ bool SplitFields(std::string_view s, std::vector<Field>& fields) {
       ++i;
       continue;
     } else if ((c == '+' || c == '-') && i + 1 < s.size() && IsDigit(s[i + 1])) {
-      f.kind = FieldKind::kZone;  // numeric zone, ignored without time zone
+      f.kind = FieldKind::kZone;  // numeric zone
       f.text.push_back(s[i++]);
       take_while(f.text, [](char x) { return IsDigit(x) || x == ':'; });
     } else if (std::ispunct(static_cast<unsigned char>(c))) {
@@ -98,6 +99,34 @@ struct Decoder {
   enum class Meridian { k24, kAm, kPm } meridian = Meridian::k24;
 
   bool bc = false;
+  std::optional<int32_t> zone_seconds;  // east of UTC, when the text names a zone
+
+  // DecodeTimezone: +hh, +hhmm, +hh:mm, +hh:mm:ss, +hhmmss.
+  Parsed Zone(std::string_view text) {
+    if (Flag(kZone) != Parsed::kOk) return Parsed::kSyntax;
+    int sign = text[0] == '-' ? -1 : 1;
+    std::string_view rest = text.substr(1);
+    int64_t parts[3] = {0, 0, 0};
+    if (rest.find(':') != std::string_view::npos) {
+      int n = 0;
+      for (size_t start = 0; start <= rest.size(); ++n) {
+        size_t end = std::min(rest.find(':', start), rest.size());
+        if (n == 3 || end == start || end - start > 2) return Parsed::kSyntax;
+        parts[n] = std::stoll(std::string(rest.substr(start, end - start)));
+        start = end + 1;
+      }
+    } else if (rest.size() <= 2) {
+      parts[0] = std::stoll(std::string(rest));
+    } else if (rest.size() == 4 || rest.size() == 6) {
+      for (size_t k = 0; k < rest.size() / 2; ++k) parts[k] = std::stoll(std::string(rest.substr(2 * k, 2)));
+    } else {
+      return Parsed::kSyntax;
+    }
+    if (parts[0] > 15) return Parsed::kZoneRange;  // MAX_TZDISP_HOUR
+    if (parts[1] > 59 || parts[2] > 59) return Parsed::kFieldRange;
+    zone_seconds = static_cast<int32_t>(sign * (parts[0] * 3600 + parts[1] * 60 + parts[2]));
+    return Parsed::kOk;
+  }
 
   Parsed Set(unsigned bit, int64_t& slot, int64_t value) {
     if (mask & bit) return Parsed::kSyntax;  // the same field twice
@@ -277,7 +306,11 @@ struct Decoder {
       return Parsed::kOk;
     }
     if (word == "t" || word == "at" || word == "on") return Parsed::kOk;  // ISO 'T', noise words
-    if (word == "z" || word == "zulu" || word == "utc" || word == "gmt" || word == "ut") return Flag(kZone);
+    if (word == "z" || word == "zulu" || word == "utc" || word == "gmt" || word == "ut") {
+      if (Flag(kZone) != Parsed::kOk) return Parsed::kSyntax;
+      zone_seconds = 0;
+      return Parsed::kOk;
+    }
     if (word == "allballs") return Time("00:00:00");
     return Parsed::kSyntax;
   }
@@ -314,7 +347,8 @@ Parsed Finish(Decoder& d, int64_t& days, int64_t& micros) {
   return Parsed::kOk;
 }
 
-Parsed Decode(std::string_view text, DateOrder order, int64_t& days, int64_t& micros) {
+Parsed Decode(std::string_view text, DateOrder order, int64_t& days, int64_t& micros,
+              std::optional<int32_t>& zone_seconds) {
   std::vector<Field> fields;
   if (!SplitFields(text, fields) || fields.empty()) return Parsed::kSyntax;
   Decoder d{order};
@@ -331,7 +365,7 @@ Parsed Decode(std::string_view text, DateOrder order, int64_t& days, int64_t& mi
         r = d.Word(f.text);
         break;
       case FieldKind::kZone:
-        r = d.Flag(kZone);
+        r = d.Zone(f.text);
         break;
       case FieldKind::kNumber:
         if (f.text.find('.') != std::string::npos) {
@@ -346,6 +380,7 @@ Parsed Decode(std::string_view text, DateOrder order, int64_t& days, int64_t& mi
     }
     if (r != Parsed::kOk) return r;
   }
+  zone_seconds = d.zone_seconds;
   return Finish(d, days, micros);
 }
 
@@ -363,17 +398,24 @@ bool EqualsNoCase(std::string_view a, std::string_view b) {
   return true;
 }
 
+struct ParsedDateTime {
+  int64_t days = 0;
+  int64_t micros = 0;  // time of day
+  std::optional<int32_t> zone_seconds;
+};
+
 // DateTimeParseError's wording for each failure.
-std::expected<std::pair<int64_t, int64_t>, Error> ParseCommon(std::string_view text, DateOrder order,
-                                                              std::string_view type_name) {
-  int64_t days = 0, micros = 0;
-  switch (Decode(text, order, days, micros)) {
+std::expected<ParsedDateTime, Error> ParseCommon(std::string_view text, DateOrder order, std::string_view type_name) {
+  ParsedDateTime p;
+  switch (Decode(text, order, p.days, p.micros, p.zone_seconds)) {
     case Parsed::kOk:
-      return std::pair{days, micros};
+      return p;
     case Parsed::kSyntax:
       return std::unexpected(MakeError("22007", fmt::format("invalid input syntax for type {}: \"{}\"", type_name, text)));
     case Parsed::kFieldRange:
       return std::unexpected(MakeError("22008", fmt::format("date/time field value out of range: \"{}\"", text)));
+    case Parsed::kZoneRange:
+      return std::unexpected(MakeError("22009", fmt::format("time zone displacement out of range: \"{}\"", text)));
     case Parsed::kMonthRange: {
       Error e = MakeError("22008", fmt::format("date/time field value out of range: \"{}\"", text));
       e.hint = "Perhaps you need a different \"datestyle\" setting.";
@@ -381,6 +423,22 @@ std::expected<std::pair<int64_t, int64_t>, Error> ParseCommon(std::string_view t
     }
   }
   return std::unexpected(MakeError("XX000", "unreachable"));
+}
+
+// The special words every timestamp type accepts; std::nullopt for anything else.
+std::optional<int64_t> SpecialTimestamp(std::string_view text) {
+  std::string_view t = Trim(text);
+  if (EqualsNoCase(t, "infinity")) return kTimestampPosInfinity;
+  if (EqualsNoCase(t, "-infinity")) return kTimestampNegInfinity;
+  if (EqualsNoCase(t, "epoch")) return DaysFromCivil(1970, 1, 1) * kMicrosPerDay;
+  return std::nullopt;
+}
+
+std::expected<int64_t, Error> CheckTimestamp(int64_t micros, std::string_view text) {
+  if (!IsValidTimestamp(micros)) {
+    return std::unexpected(MakeError("22008", fmt::format("timestamp out of range: \"{}\"", text)));
+  }
+  return micros;
 }
 
 }  // namespace
@@ -392,24 +450,27 @@ std::expected<int64_t, Error> ParseDate(std::string_view text, DateOrder order) 
   if (EqualsNoCase(t, "epoch")) return DaysFromCivil(1970, 1, 1);
   auto parsed = ParseCommon(text, order, "date");
   if (!parsed) return std::unexpected(parsed.error());
-  if (!IsValidDate(parsed->first)) {
+  if (!IsValidDate(parsed->days)) {
     return std::unexpected(MakeError("22008", fmt::format("date out of range: \"{}\"", text)));
   }
-  return parsed->first;
+  return parsed->days;
 }
 
 std::expected<int64_t, Error> ParseTimestamp(std::string_view text, DateOrder order) {
-  std::string_view t = Trim(text);
-  if (EqualsNoCase(t, "infinity")) return kTimestampPosInfinity;
-  if (EqualsNoCase(t, "-infinity")) return kTimestampNegInfinity;
-  if (EqualsNoCase(t, "epoch")) return DaysFromCivil(1970, 1, 1) * kMicrosPerDay;
+  if (auto special = SpecialTimestamp(text)) return *special;
   auto parsed = ParseCommon(text, order, "timestamp");
   if (!parsed) return std::unexpected(parsed.error());
-  int64_t micros = parsed->first * kMicrosPerDay + parsed->second;
-  if (!IsValidTimestamp(micros)) {
-    return std::unexpected(MakeError("22008", fmt::format("timestamp out of range: \"{}\"", text)));
-  }
-  return micros;
+  return CheckTimestamp(parsed->days * kMicrosPerDay + parsed->micros, text);
+}
+
+std::expected<int64_t, Error> ParseTimestampTz(std::string_view text, DateOrder order, const TimeZone& zone) {
+  if (auto special = SpecialTimestamp(text)) return *special;
+  auto parsed = ParseCommon(text, order, "timestamp with time zone");
+  if (!parsed) return std::unexpected(parsed.error());
+  int64_t local = parsed->days * kMicrosPerDay + parsed->micros;
+  if (!IsValidTimestamp(local)) return CheckTimestamp(local, text);
+  int64_t utc = parsed->zone_seconds ? local - int64_t{*parsed->zone_seconds} * 1'000'000 : zone.ToUtc(local);
+  return CheckTimestamp(utc, text);
 }
 
 }  // namespace farmdb::sql

@@ -128,5 +128,38 @@ TEST(TypeIoDateTimeTest, RoundTimestamp) {
   EXPECT_EQ(RoundTimestamp(Ts("2024-02-29 13:14:15.123456"), 6).value(), Ts("2024-02-29 13:14:15.123456"));
 }
 
+TEST(TimeZoneTest, LoadsIanaNamesAndRefusesOthers) {
+  EXPECT_EQ(TimeZone::Load("utc")->name(), "UTC");
+  EXPECT_EQ(TimeZone::Load("America/New_York")->name(), "America/New_York");
+  EXPECT_FALSE(TimeZone::Load("bogus"));
+  EXPECT_FALSE(TimeZone::Load("../../etc/passwd"));
+  EXPECT_FALSE(TimeZone::Load("/etc/localtime"));
+}
+
+TEST(TimeZoneTest, TransitionsFollowPostgres) {
+  TimeZone ny = *TimeZone::Load("America/New_York");
+  constexpr int64_t kHour = 3'600'000'000;
+  int64_t gap = Ts("2018-03-11 02:30");      // skipped: the offset before the jump (-5)
+  int64_t overlap = Ts("2018-11-04 01:30");  // repeated: the offset after the jump (-5)
+  EXPECT_EQ(ny.ToUtc(gap), gap + 5 * kHour);
+  EXPECT_EQ(ny.ToUtc(overlap), overlap + 5 * kHour);
+  EXPECT_EQ(ny.OffsetAt(Ts("2024-07-01 12:00")).seconds_east, -4 * 3600);
+  EXPECT_EQ(ny.OffsetAt(Ts("2024-07-01 12:00")).abbreviation, "EDT");
+  // Before 2000 (negative microseconds) the fraction is kept and the seconds floor correctly.
+  int64_t landing = Ts("1969-07-20 20:17:40.5");  // EDT that summer
+  EXPECT_EQ(ny.ToUtc(landing), landing + 4 * kHour);
+  EXPECT_EQ(ny.OffsetAt(landing + 4 * kHour).seconds_east, -4 * 3600);
+}
+
+TEST(TimeZoneTest, TimestampTzTextUsesTheZone) {
+  TimeZone ny = *TimeZone::Load("America/New_York");
+  auto t = ParseTimestampTz("2024-01-02 03:04:05.25", DateOrder::kMdy, ny);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(FormatTimestampTz(*t, DateStyle{}, ny), "2024-01-02 03:04:05.25-05");
+  EXPECT_EQ(FormatTimestampTz(*t, DateStyle{}, TimeZone::Utc()), "2024-01-02 08:04:05.25+00");
+  EXPECT_EQ(*ParseTimestampTz("2024-01-02 03:04:05+0530", DateOrder::kMdy, ny), Ts("2024-01-01 21:34:05"));
+  EXPECT_EQ(ParseTimestampTz("2024-01-02 03:04:05+16", DateOrder::kMdy, ny).error().sqlstate, "22009");
+}
+
 }  // namespace
 }  // namespace farmdb::sql

@@ -233,6 +233,7 @@ std::expected<Value, Error> ParseText(TypeId type, std::string_view text, const 
     case TypeId::kUnknown:
     case TypeId::kText:
     case TypeId::kVarchar:
+    case TypeId::kBpchar:  // padding to char(n) is the typmod's business (ApplyTypmod)
       return Value::Str(type, std::string(text));
     case TypeId::kName: {
       // NAMEDATALEN - 1 bytes, cut at a character boundary.
@@ -249,6 +250,11 @@ std::expected<Value, Error> ParseText(TypeId type, std::string_view text, const 
     }
     case TypeId::kTimestamp: {
       auto t = ParseTimestamp(text, options.date_style.order);
+      if (!t) return std::unexpected(t.error());
+      return Value::Int(type, *t);
+    }
+    case TypeId::kTimestampTz: {
+      auto t = ParseTimestampTz(text, options.date_style.order, options.time_zone);
       if (!t) return std::unexpected(t.error());
       return Value::Int(type, *t);
     }
@@ -274,6 +280,7 @@ std::string FormatText(const Value& value, const TextOptions& options) {
     case TypeId::kUnknown:
     case TypeId::kText:
     case TypeId::kVarchar:
+    case TypeId::kBpchar:
     case TypeId::kName:
       return value.AsString();
     case TypeId::kBytea:
@@ -282,6 +289,8 @@ std::string FormatText(const Value& value, const TextOptions& options) {
       return FormatDate(value.AsInt(), options.date_style);
     case TypeId::kTimestamp:
       return FormatTimestamp(value.AsInt(), options.date_style);
+    case TypeId::kTimestampTz:
+      return FormatTimestampTz(value.AsInt(), options.date_style, options.time_zone);
     case TypeId::kVoid:
       return {};
   }
@@ -359,6 +368,7 @@ std::expected<Value, Error> Receive(TypeId type, BinaryReader& reader) {
       return fixed.operator()<int32_t>([&](int32_t v) { return Value::Int(type, v); });
     case TypeId::kInt8:
     case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
       return fixed.operator()<int64_t>([&](int64_t v) { return Value::Int(type, v); });
     case TypeId::kFloat4:
       return fixed.operator()<uint32_t>([&](uint32_t v) { return Value::Float(type, std::bit_cast<float>(v)); });
@@ -372,6 +382,7 @@ std::expected<Value, Error> Receive(TypeId type, BinaryReader& reader) {
     case TypeId::kUnknown:
     case TypeId::kText:
     case TypeId::kVarchar:
+    case TypeId::kBpchar:
     case TypeId::kName: {
       std::string_view text = reader.TakeRest();
       if (auto valid = VerifyUtf8(text); !valid) return std::unexpected(valid.error());
@@ -409,6 +420,7 @@ std::string EncodeBinary(const Value& value) {
       return BigEndian(static_cast<int32_t>(value.AsInt()));
     case TypeId::kInt8:
     case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
       return BigEndian(value.AsInt());
     case TypeId::kFloat4:
       return BigEndian(std::bit_cast<uint32_t>(static_cast<float>(value.AsFloat())));
@@ -419,6 +431,7 @@ std::string EncodeBinary(const Value& value) {
     case TypeId::kUnknown:
     case TypeId::kText:
     case TypeId::kVarchar:
+    case TypeId::kBpchar:
     case TypeId::kName:
     case TypeId::kBytea:
       return value.AsString();

@@ -18,6 +18,7 @@ struct TextOptions {
   int extra_float_digits = 1;  // > 0: shortest round-trip floats (PG 12+); else %.{15+n}g
   bool bytea_hex = true;       // bytea_output = hex | escape
   DateStyle date_style;        // date/timestamp output style; its order also reads input
+  TimeZone time_zone = TimeZone::Utc();  // timestamptz input without a zone, and output
 };
 
 // Text input (typinput). NULL never reaches here.
