@@ -35,6 +35,10 @@ class Numeric {
 
   bool IsNaN() const { return nan_; }
   bool IsZero() const { return !nan_ && digits_.empty(); }
+  // The representation (see above), for codecs such as storage's order-preserving keys.
+  bool negative() const { return negative_; }
+  std::string_view digits() const { return digits_; }
+  int scale() const { return scale_; }
 
   // PostgreSQL semantics: NaN equals NaN and sorts above every number.
   std::strong_ordering Compare(const Numeric& other) const;

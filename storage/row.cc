@@ -1,0 +1,224 @@
+#include "storage/row.h"
+
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <variant>
+
+#include "types/binary_reader.h"
+
+namespace farmdb::storage {
+namespace {
+
+constexpr size_t kHeaderBytes = 4;  // version u16, column count u16
+constexpr size_t kSlotBytes = 8;
+constexpr size_t kOffsetBytes = 4;
+
+template <typename T>
+void AppendLE(std::string& out, T v) {
+  if constexpr (std::endian::native == std::endian::big) v = std::byteswap(v);
+  char buf[sizeof(T)];
+  std::memcpy(buf, &v, sizeof(T));
+  out.append(buf, sizeof(T));
+}
+
+template <typename T>
+void StoreLE(char* p, T v) {
+  if constexpr (std::endian::native == std::endian::big) v = std::byteswap(v);
+  std::memcpy(p, &v, sizeof(T));
+}
+
+template <typename T>
+T LoadLE(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  if constexpr (std::endian::native == std::endian::big) v = std::byteswap(v);
+  return v;
+}
+
+uint64_t FixedBits(const Value& v, TypeId type) {
+  switch (type) {
+    case TypeId::kBool:
+      return v.AsBool() ? 1 : 0;
+    case TypeId::kFloat4:
+    case TypeId::kFloat8:
+      return std::bit_cast<uint64_t>(v.AsFloat());
+    default:
+      return static_cast<uint64_t>(v.AsInt());
+  }
+}
+
+// A row object is written only by EncodeRow, and opacity (FaRMv2 §4.2) means no reader sees a
+// torn one; a column read with the wrong width class or a numeric that does not decode is a
+// catalog bug or memory corruption, where carrying on would return wrong answers.
+[[noreturn]] void RowInvariantBroken() { std::abort(); }
+
+}  // namespace
+
+bool IsVariableWidth(TypeId type) {
+  switch (type) {
+    case TypeId::kBool:
+    case TypeId::kInt2:
+    case TypeId::kInt4:
+    case TypeId::kInt8:
+    case TypeId::kFloat4:
+    case TypeId::kFloat8:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      return false;
+    case TypeId::kUnknown:
+    case TypeId::kNumeric:
+    case TypeId::kText:
+    case TypeId::kVarchar:
+    case TypeId::kBpchar:
+    case TypeId::kName:
+    case TypeId::kBytea:
+    case TypeId::kVoid:
+      return true;
+  }
+  return true;
+}
+
+std::string EncodeRow(const RowSchema& schema, std::span<const Value> values) {
+  const size_t n = schema.columns.size();
+  const size_t bitmap_bytes = (n + 7) / 8;
+  // One allocation for the common row: a slot or an end offset per column, strings exactly.
+  size_t size_hint = kHeaderBytes + 2 * bitmap_bytes + kSlotBytes * n;
+  for (const Value& v : values) {
+    if (const auto* s = std::get_if<std::string>(&v.data)) size_hint += s->size();
+  }
+  std::string out;
+  out.reserve(size_hint);
+  AppendLE<uint16_t>(out, schema.version);
+  AppendLE<uint16_t>(out, static_cast<uint16_t>(n));
+  out.append(2 * bitmap_bytes, '\0');
+  size_t var_count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const bool variable = IsVariableWidth(schema.columns[i]);
+    if (values[i].IsNull()) out[kHeaderBytes + i / 8] |= static_cast<char>(1 << (i % 8));
+    if (variable) out[kHeaderBytes + bitmap_bytes + i / 8] |= static_cast<char>(1 << (i % 8));
+    if (values[i].IsNull()) continue;
+    if (variable) {
+      ++var_count;
+    } else {
+      AppendLE<uint64_t>(out, FixedBits(values[i], schema.columns[i]));
+    }
+  }
+  const size_t offsets_at = out.size();
+  out.append(var_count * kOffsetBytes, '\0');
+  const size_t var_at = out.size();
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (values[i].IsNull() || !IsVariableWidth(schema.columns[i])) continue;
+    if (schema.columns[i] == TypeId::kNumeric) {
+      out += values[i].AsNumeric().EncodeBinary();
+    } else {
+      out += values[i].AsString();
+    }
+    StoreLE<uint32_t>(out.data() + offsets_at + kOffsetBytes * k++, static_cast<uint32_t>(out.size() - var_at));
+  }
+  return out;
+}
+
+StorageResult<RowView> RowView::Parse(std::string_view bytes) {
+  const auto corrupt = [] { return Failure(StorageError::Code::kCorrupt); };
+  if (bytes.size() < kHeaderBytes) return corrupt();
+  RowView r;
+  r.bytes_ = bytes;
+  r.version_ = LoadLE<uint16_t>(bytes.data());
+  r.count_ = LoadLE<uint16_t>(bytes.data() + 2);
+  r.bitmap_bytes_ = (r.count_ + 7) / 8;
+  r.fixed_offset_ = kHeaderBytes + 2 * r.bitmap_bytes_;
+  if (bytes.size() < r.fixed_offset_) return corrupt();
+  if (r.count_ % 8 != 0) {
+    const uint8_t unused = static_cast<uint8_t>(0xFF << (r.count_ % 8));
+    if ((bytes[kHeaderBytes + r.bitmap_bytes_ - 1] & unused) != 0 ||
+        (bytes[r.fixed_offset_ - 1] & unused) != 0) {
+      return corrupt();
+    }
+  }
+  const size_t fixed_count = r.CountBefore(r.count_, false);
+  const size_t var_count = r.CountBefore(r.count_, true);
+  r.offsets_offset_ = static_cast<uint32_t>(r.fixed_offset_ + kSlotBytes * fixed_count);
+  r.var_offset_ = static_cast<uint32_t>(r.offsets_offset_ + kOffsetBytes * var_count);
+  if (bytes.size() < r.var_offset_) return corrupt();
+  uint32_t previous = 0;
+  for (size_t k = 0; k < var_count; ++k) {
+    uint32_t end = LoadLE<uint32_t>(bytes.data() + r.offsets_offset_ + kOffsetBytes * k);
+    if (end < previous) return corrupt();
+    previous = end;
+  }
+  if (bytes.size() - r.var_offset_ != previous) return corrupt();
+  return r;
+}
+
+bool RowView::Bit(size_t bitmap_offset, size_t i) const {
+  return (static_cast<uint8_t>(bytes_[bitmap_offset + i / 8]) >> (i % 8)) & 1;
+}
+
+size_t RowView::CountBefore(size_t i, bool variable) const {
+  const char* nulls = bytes_.data() + kHeaderBytes;
+  const char* vars = nulls + bitmap_bytes_;
+  size_t count = 0;
+  for (size_t b = 0; b * 8 < i; ++b) {
+    uint8_t present = ~static_cast<uint8_t>(nulls[b]);
+    uint8_t kind = static_cast<uint8_t>(vars[b]);
+    uint8_t selected = present & (variable ? kind : static_cast<uint8_t>(~kind));
+    if (i - b * 8 < 8) selected &= static_cast<uint8_t>((1u << (i - b * 8)) - 1);
+    count += std::popcount(selected);
+  }
+  return count;
+}
+
+bool RowView::IsNull(size_t i) const { return Bit(kHeaderBytes, i); }
+
+uint64_t RowView::FixedSlot(size_t i) const {
+  return LoadLE<uint64_t>(bytes_.data() + fixed_offset_ + kSlotBytes * CountBefore(i, false));
+}
+
+std::string_view RowView::GetBytes(size_t i) const {
+  const size_t k = CountBefore(i, true);
+  const char* offsets = bytes_.data() + offsets_offset_;
+  const uint32_t begin = k == 0 ? 0 : LoadLE<uint32_t>(offsets + kOffsetBytes * (k - 1));
+  const uint32_t end = LoadLE<uint32_t>(offsets + kOffsetBytes * k);
+  return bytes_.substr(var_offset_ + begin, end - begin);
+}
+
+int64_t RowView::GetInt(size_t i) const { return static_cast<int64_t>(FixedSlot(i)); }
+
+Value RowView::Get(size_t i, TypeId type) const {
+  if (IsMissing(i) || IsNull(i)) return Value::Null(type);
+  if (IsVariableWidth(type) != Bit(kHeaderBytes + bitmap_bytes_, i)) RowInvariantBroken();
+  switch (type) {
+    case TypeId::kBool:
+      return Value::Bool(FixedSlot(i) != 0);
+    case TypeId::kInt2:
+    case TypeId::kInt4:
+    case TypeId::kInt8:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      return Value::Int(type, GetInt(i));
+    case TypeId::kFloat4:
+    case TypeId::kFloat8:
+      return Value::Float(type, std::bit_cast<double>(FixedSlot(i)));
+    case TypeId::kNumeric: {
+      BinaryReader reader(GetBytes(i));
+      auto n = Numeric::DecodeBinary(reader);
+      if (!n || !reader.AtEnd()) RowInvariantBroken();
+      return Value::Num(std::move(*n));
+    }
+    case TypeId::kUnknown:
+    case TypeId::kText:
+    case TypeId::kVarchar:
+    case TypeId::kBpchar:
+    case TypeId::kName:
+    case TypeId::kBytea:
+    case TypeId::kVoid:
+      return Value::Str(type, std::string(GetBytes(i)));
+  }
+  RowInvariantBroken();
+}
+
+}  // namespace farmdb::storage
