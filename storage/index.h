@@ -19,9 +19,13 @@ struct StorageError {
     kTooLarge,         // key + value exceed the index's limit
     kInvalidArgument,  // bad index options
     kCorrupt,          // an object did not decode or broke an invariant: a bug
+    kSequenceLimit,    // nextval passed the sequence's max (min) without CYCLE (SQLSTATE 2200H)
   };
   Code code = Code::kTxn;
   txn::TxnError txn;
+  // kDuplicateKey from a Table: which index (0 = primary, i = secondary i; table.h), so SQL can
+  // name the violated constraint.
+  uint32_t index = 0;
   bool IsRetryable() const { return code == Code::kTxn && txn.IsRetryable(); }
 };
 
