@@ -204,16 +204,22 @@ class BTree::Iterator : public IndexIterator {
         forward_(direction == ScanDirection::kForward) {}
 
   StorageResult<void> Start() {
+    // Forward from an inclusive bound the target is the item (key, ""), the least with that key,
+    // so the descent reaches the leaf holding the key even when the key is that leaf's low fence
+    // (a target just below the key would reach the previous leaf and cost a second read).
     BTreeItem edge{forward_ ? (lower_ ? lower_->key : "") : (upper_ ? upper_->key : ""), ""};
-    Target target{&edge, forward_ ? (lower_ && !lower_->inclusive ? 1 : -1)
+    Target target{&edge, forward_ ? (lower_ && !lower_->inclusive ? 1 : 0)
                                   : (upper_ && !upper_->inclusive ? -1 : 1)};
     if (!forward_ && !upper_) target = Target{};
     if (auto s = Load(target); !s) return s;
-    // Skip to the first item on the far side of the target.
+    // Skip to the first item on the far side of the bound.
     auto& items = leaf_->items;
     size_t i = 0;
-    while (i < items.size() && target.Reaches(items[i], leaf_->unique)) ++i;
-    next_ = i;  // forward: items[i..] are past the target; backward: items[..i) are before it
+    while (i < items.size() &&
+           (forward_ ? BelowLower(items[i]) : target.Reaches(items[i], leaf_->unique))) {
+      ++i;
+    }
+    next_ = i;  // forward: items[i..] are past the bound; backward: items[..i) are before it
     return {};
   }
 
@@ -225,6 +231,7 @@ class BTree::Iterator : public IndexIterator {
         return InBounds(*current_);
       }
       if (forward_ ? !leaf_->high.has_value() : Target::Leftmost(*leaf_)) return false;
+      if (!forward_ ? BeyondLower(*leaf_) : !InBounds(*leaf_->high)) return false;
       NodePtr old = leaf_;
       Target target{forward_ ? &*old->high : &old->low, 0, !forward_};
       if (auto s = Load(target); !s) return std::unexpected(s.error());
@@ -240,6 +247,21 @@ class BTree::Iterator : public IndexIterator {
     if (!path) return std::unexpected(path.error());
     leaf_ = path->back().second;
     return {};
+  }
+  // Whether x lies below the lower bound (a forward scan skips it).
+  bool BelowLower(const BTreeItem& x) const {
+    if (!lower_) return false;
+    auto c = x.key <=> lower_->key;
+    return c < 0 || (c == 0 && !lower_->inclusive);
+  }
+  // The fences bound the neighbour leaves, so a scan ends without reading (and so without
+  // conflicting on) a neighbour that holds nothing in bounds; a point lookup reads one leaf.
+  // Forward: every item after the leaf is >= its high fence (Next checks InBounds(high)).
+  // Backward (here): every item before the leaf is < its low fence.
+  bool BeyondLower(const BTreeNode& leaf) const {
+    if (!lower_) return false;
+    auto c = leaf.low.key <=> lower_->key;
+    return c < 0 || (c == 0 && (leaf.unique || !lower_->inclusive));
   }
   bool InBounds(const BTreeItem& x) const {
     const auto& bound = forward_ ? upper_ : lower_;

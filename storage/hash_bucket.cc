@@ -96,6 +96,7 @@ std::expected<HashRoot, std::string> DecodeRoot(std::span<const std::byte> p) {
 std::vector<std::byte> EncodeSegment(const HashSegment& s) {
   Writer w;
   w.Put(static_cast<uint32_t>(ObjectTag::kHashSegment));
+  w.Put(s.index.raw);
   w.Put(s.depth);
   w.Put(s.prefix);
   w.Put(static_cast<uint32_t>(s.buckets.size()));
@@ -107,8 +108,8 @@ std::expected<HashSegment, std::string> DecodeSegment(std::span<const std::byte>
   Reader in(p);
   HashSegment s;
   uint32_t n = 0;
-  if (!in.Tag(ObjectTag::kHashSegment) || !in.Get(s.depth) || !in.Get(s.prefix) || !in.Get(n) ||
-      n < 2) {
+  if (!in.Tag(ObjectTag::kHashSegment) || !in.Get(s.index.raw) || !in.Get(s.depth) ||
+      !in.Get(s.prefix) || !in.Get(n) || n < 2) {
     return Corrupt("segment");
   }
   s.buckets.resize(n);

@@ -6,7 +6,8 @@
 //
 //   root     tag | unique u8 | global depth u8 | max global depth u8 | 0 u8 |
 //            buckets per segment u32 | directory: 2^G Addr
-//   segment  tag | local depth u32 | prefix u64 | bucket Addr x buckets per segment
+//   segment  tag | index u64 (root Addr) | local depth u32 | prefix u64 | bucket count u32 |
+//            bucket Addr x buckets per segment
 //   bucket   tag | entry count u32 | next overflow bucket Addr | entries
 //   blob     tag | key bytes | value bytes           (an out-of-line entry's key and value)
 //   entry    hash u64 | key length u16 | value length u16 | kind u8 | inline: key, value
@@ -67,6 +68,10 @@ struct HashBucket {
 };
 
 struct HashSegment {
+  // The index's root Addr. A per-machine cached directory (HashDirectoryCache) may name an
+  // address that no longer holds this index's segment; this field, like a B-tree node's `tree`,
+  // lets the check tell.
+  Addr index;
   uint32_t depth = 0;
   uint64_t prefix = 0;  // the top `depth` bits of the hashes this segment holds
   std::vector<Addr> buckets;

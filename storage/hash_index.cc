@@ -57,9 +57,10 @@ StorageResult<std::string> KeyValue(Txn& t, const HashEntry& e) {
 
 }  // namespace
 
-// Where a hash lives: the root as read, its segment, and the home bucket's index.
+// Where a hash lives: the root as read (shared with the directory cache; from the cache only
+// its fixed fields are used), its segment, and the home bucket's index.
 struct HashIndex::Place {
-  HashRoot root;
+  std::shared_ptr<const HashRoot> root;
   Addr segment_addr;
   HashSegment segment;
   uint32_t home = 0;
@@ -78,6 +79,27 @@ struct HashIndex::Found {
   std::string kv;
 };
 
+std::shared_ptr<const HashRoot> HashDirectoryCache::Get(Addr root) const {
+  std::lock_guard lock(mu_);
+  auto it = roots_.find(root);
+  return it == roots_.end() ? nullptr : it->second;
+}
+void HashDirectoryCache::Put(Addr root, std::shared_ptr<const HashRoot> directory) {
+  std::lock_guard lock(mu_);
+  roots_[root] = std::move(directory);
+}
+void HashDirectoryCache::Drop(Addr root, const std::shared_ptr<const HashRoot>& seen) {
+  std::lock_guard lock(mu_);
+  if (auto it = roots_.find(root); it != roots_.end() && it->second == seen) roots_.erase(it);
+}
+void HashDirectoryCache::Erase(Addr root) {
+  std::lock_guard lock(mu_);
+  roots_.erase(root);
+}
+HashDirectoryCache::Stats HashDirectoryCache::stats() const {
+  return {hits_.load(), misses_.load(), stale_.load()};
+}
+
 uint64_t HashIndex::Hash(std::string_view key) {
   // FNV-1a, then the splitmix64 finaliser so every bit depends on every byte: the directory uses
   // the top bits and buckets the low ones.
@@ -88,12 +110,17 @@ uint64_t HashIndex::Hash(std::string_view key) {
   return h ^ (h >> 31);
 }
 
-StorageResult<HashIndex> HashIndex::Create(Txn& t, HashIndexOptions options) {
+StorageResult<HashIndex> HashIndex::Create(Txn& t, HashIndexOptions options,
+                                           HashDirectoryCache* cache) {
   if (options.buckets_per_segment < 2 || options.buckets_per_segment > 1024 ||
       options.max_global_depth > kMaxGlobalDepth) {
     return Failure(StorageError::Code::kInvalidArgument);
   }
+  // The root first: the segment names it.
+  auto root_addr = t.Alloc(HashRootCapacity());
+  if (!root_addr) return TxnFailure(root_addr.error());
   HashSegment seg;
+  seg.index = *root_addr;
   for (uint32_t i = 0; i < options.buckets_per_segment; ++i) {
     auto b = NewBucket(t, {});
     if (!b) return std::unexpected(b.error());
@@ -104,22 +131,54 @@ StorageResult<HashIndex> HashIndex::Create(Txn& t, HashIndexOptions options) {
   if (!seg_addr) return std::unexpected(seg_addr.error());
   HashRoot root{options.unique, 0, options.max_global_depth, options.buckets_per_segment,
                 {*seg_addr}};
-  auto root_addr = AllocWith(t, HashRootCapacity(), EncodeRoot(root));
-  if (!root_addr) return std::unexpected(root_addr.error());
-  return HashIndex(*root_addr);
+  if (auto r = Store(t, *root_addr, EncodeRoot(root)); !r) return std::unexpected(r.error());
+  return HashIndex(*root_addr, cache);
 }
 
-StorageResult<HashIndex::Place> HashIndex::Locate(Txn& t, uint64_t hash) const {
+StorageResult<HashIndex::Place> HashIndex::Locate(Txn& t, uint64_t hash, bool use_cache) const {
+  if (!use_cache || cache_ == nullptr) return LocateFromRoot(t, hash);
+  if (auto dir = cache_->Get(root_)) {
+    Place p;
+    p.segment_addr = dir->directory[TopBits(hash, dir->global_depth)];
+    auto bytes = t.Read(p.segment_addr);
+    // The address may hold anything by now, or nothing; only a failed transaction is an error.
+    if (!bytes && bytes.error().code == txn::TxnErrorCode::kAborted) {
+      return TxnFailure(bytes.error());
+    }
+    auto seg = bytes ? DecodeSegment(*bytes) : std::unexpected(std::string("unreadable"));
+    if (seg && seg->index == root_ && seg->depth <= kMaxGlobalDepth &&
+        TopBits(hash, seg->depth) == seg->prefix &&
+        seg->buckets.size() == dir->buckets_per_segment) {
+      cache_->hits_.fetch_add(1, std::memory_order_relaxed);
+      p.root = std::move(dir);  // Split re-reads the root through t
+      p.segment = std::move(*seg);
+      p.home = p.HomeOf(hash);
+      return p;
+    }
+    cache_->stale_.fetch_add(1, std::memory_order_relaxed);
+    cache_->Drop(root_, dir);
+  } else {
+    cache_->misses_.fetch_add(1, std::memory_order_relaxed);
+  }
+  auto p = LocateFromRoot(t, hash);
+  // A root read from t's own uncommitted split may enter the cache: it is only a hint, and if t
+  // aborts its new segment address holds no segment of this index, which the check above sees.
+  if (p) cache_->Put(root_, p->root);
+  return p;
+}
+
+StorageResult<HashIndex::Place> HashIndex::LocateFromRoot(Txn& t, uint64_t hash) const {
   Place p;
   auto root = Load<HashRoot>(t, root_, DecodeRoot);
   if (!root) return std::unexpected(root.error());
-  p.root = std::move(*root);
-  p.segment_addr = p.root.directory[TopBits(hash, p.root.global_depth)];
+  p.root = std::make_shared<const HashRoot>(std::move(*root));
+  p.segment_addr = p.root->directory[TopBits(hash, p.root->global_depth)];
   auto seg = Load<HashSegment>(t, p.segment_addr, DecodeSegment);
   if (!seg) return std::unexpected(seg.error());
   p.segment = std::move(*seg);
   // Opacity makes root and segment one snapshot, so a mismatch here is a bug, not a race.
-  if (p.segment.depth > p.root.global_depth || TopBits(hash, p.segment.depth) != p.segment.prefix) {
+  if (p.segment.index != root_ || p.segment.depth > p.root->global_depth ||
+      TopBits(hash, p.segment.depth) != p.segment.prefix) {
     return Failure(StorageError::Code::kCorrupt);
   }
   p.home = p.HomeOf(hash);
@@ -167,9 +226,9 @@ StorageResult<std::vector<HashIndex::Found>> HashIndex::FindAll(Txn& t, const Pl
 
 StorageResult<std::vector<std::string>> HashIndex::Lookup(Txn& t, std::string_view key) const {
   uint64_t hash = Hash(key);
-  auto p = Locate(t, hash);
+  auto p = Locate(t, hash, true);
   if (!p) return std::unexpected(p.error());
-  auto found = FindAll(t, *p, hash, key, p->root.unique);
+  auto found = FindAll(t, *p, hash, key, p->root->unique);
   if (!found) return std::unexpected(found.error());
   std::vector<std::string> values;
   for (Found& f : *found) values.push_back(f.kv.substr(f.entry.key_len));
@@ -202,13 +261,13 @@ StorageResult<std::unique_ptr<IndexIterator>> HashIndex::Scan(Txn& t, std::strin
 StorageResult<void> HashIndex::Insert(Txn& t, std::string_view key, std::string_view value) const {
   if (key.size() + value.size() > kMaxKeyValue) return Failure(StorageError::Code::kTooLarge);
   uint64_t hash = Hash(key);
-  auto p = Locate(t, hash);
+  auto p = Locate(t, hash, true);
   if (!p) return std::unexpected(p.error());
   // Unique: the key may not be present. Non-unique: the same pair may not be present.
-  auto found = FindAll(t, *p, hash, key, p->root.unique);
+  auto found = FindAll(t, *p, hash, key, p->root->unique);
   if (!found) return std::unexpected(found.error());
   for (const Found& f : *found) {
-    if (p->root.unique || std::string_view(f.kv).substr(f.entry.key_len) == value) {
+    if (p->root->unique || std::string_view(f.kv).substr(f.entry.key_len) == value) {
       return Failure(StorageError::Code::kDuplicateKey);
     }
   }
@@ -222,11 +281,14 @@ StorageResult<void> HashIndex::Insert(Txn& t, std::string_view key, std::string_
     e.blob = *a;
   }
   for (;;) {
-    auto placed = Put(t, *p, e, p->segment.depth < p->root.max_global_depth);
+    auto placed = Put(t, *p, e, p->segment.depth < p->root->max_global_depth);
     if (!placed) return std::unexpected(placed.error());
     if (*placed) return {};
+    // The split writes the root: take it (and the same segment) through t, not from the cache.
+    p = LocateFromRoot(t, hash);
+    if (!p) return std::unexpected(p.error());
     if (auto s = Split(t, *p); !s) return std::unexpected(s.error());
-    p = Locate(t, hash);
+    p = Locate(t, hash, false);
     if (!p) return std::unexpected(p.error());
   }
 }
@@ -302,7 +364,7 @@ StorageResult<bool> HashIndex::Put(Txn& t, const Place& p, HashEntry e, bool may
 // and a new (d+1, prefix1); the directory doubles first if d equals the global depth. Entries keep
 // their home bucket index, so each moves only between the two segments.
 StorageResult<void> HashIndex::Split(Txn& t, const Place& p) const {
-  HashRoot root = p.root;
+  HashRoot root = *p.root;
   uint32_t d = p.segment.depth;
   if (d == root.global_depth) {
     std::vector<Addr> doubled(root.directory.size() * 2);
@@ -356,7 +418,7 @@ StorageResult<void> HashIndex::Split(Txn& t, const Place& p) const {
 StorageResult<size_t> HashIndex::Erase(Txn& t, std::string_view key,
                                        std::optional<std::string_view> value) const {
   uint64_t hash = Hash(key);
-  auto p = Locate(t, hash);
+  auto p = Locate(t, hash, true);
   if (!p) return std::unexpected(p.error());
   auto found = FindAll(t, *p, hash, key, false);
   if (!found) return std::unexpected(found.error());
@@ -421,13 +483,13 @@ StorageResult<std::string> HashIndex::CheckInvariants(Txn& t) const {
     Addr s = root->directory[j];
     auto seg = Load<HashSegment>(t, s, DecodeSegment);
     if (!seg) return std::unexpected(seg.error());
-    if (seg->depth > g || (j >> (g - seg->depth)) != seg->prefix) {
+    if (seg->index != root_ || seg->depth > g || (j >> (g - seg->depth)) != seg->prefix) {
       return "directory entry " + std::to_string(j) + " points to segment with prefix " +
              std::to_string(seg->prefix) + " depth " + std::to_string(seg->depth);
     }
     if (seg->buckets.size() != root->buckets_per_segment) return std::string("segment size");
     if (!seen.insert(s).second) continue;
-    Place p{*root, s, *seg, 0};
+    Place p{std::make_shared<const HashRoot>(*root), s, *seg, 0};
     for (uint32_t b = 0; b < seg->buckets.size(); ++b) {
       bool overflow = false;
       for (Addr a = seg->buckets[b]; !a.null(); overflow = true) {

@@ -15,17 +15,31 @@
 // Unique indexes map a key to one value (Insert of a present key fails with kDuplicateKey).
 // Non-unique indexes hold a set of distinct (key, value) pairs (inserting a present pair fails
 // with kDuplicateKey): a secondary index maps a key to primary keys, each at most once.
-// A HashIndex value is just the root's address: copyable, immutable, thread-safe; the Txn it is
-// given is used by one thread at a time (txn.h).
+// A HashIndex value is the root's address and an optional directory cache pointer: copyable,
+// immutable, thread-safe; the cache must outlive it; the Txn it is given is used by one thread at
+// a time (txn.h).
+//
+// Directory cache: with a per-machine HashDirectoryCache an operation takes the segment address
+// from the cached directory instead of reading the root, and reads only the segment (and its
+// buckets) in the transaction. The segment read at R proves the cached entry right: segments are
+// never freed, their (local depth, prefix) pairs partition the hash space at every snapshot, and
+// the segment names its index, so a segment of this index whose prefix matches the hash's top
+// `depth` bits is the hash's segment at R (the role fence keys play in the B-tree). Anything else
+// (another prefix, another object, no object) drops the entry and re-reads the root through the
+// transaction. So lookups and inserts no longer conflict with splits of other segments, which
+// write the root.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <expected>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "storage/hash_bucket.h"
@@ -33,6 +47,30 @@
 #include "txn/txn.h"
 
 namespace farmdb::storage {
+
+// Decoded root objects (directories) of any number of hash indexes, keyed by root Addr, shared by
+// every thread of one machine. Entries are hints checked against the segment they name (above),
+// so they need no invalidation protocol. Thread-safe.
+class HashDirectoryCache {
+ public:
+  struct Stats {
+    uint64_t hits = 0;    // the cached entry named the right segment: the root was not read
+    uint64_t misses = 0;  // no entry: the root was read
+    uint64_t stale = 0;   // the entry named a wrong segment: dropped, the root was read
+  };
+  std::shared_ptr<const HashRoot> Get(Addr root) const;
+  void Put(Addr root, std::shared_ptr<const HashRoot> directory);
+  // Drops the entry if it is still `seen` (a newer one another thread put stays).
+  void Drop(Addr root, const std::shared_ptr<const HashRoot>& seen);
+  void Erase(Addr root);
+  Stats stats() const;
+
+ private:
+  friend class HashIndex;
+  mutable std::mutex mu_;
+  std::unordered_map<Addr, std::shared_ptr<const HashRoot>> roots_;
+  std::atomic<uint64_t> hits_{0}, misses_{0}, stale_{0};
+};
 
 struct HashIndexOptions {
   bool unique = true;
@@ -44,8 +82,11 @@ struct HashIndexOptions {
 class HashIndex {
  public:
   // Allocates the root, one segment and its buckets in `t` (the index exists once t commits).
-  static StorageResult<HashIndex> Create(txn::Txn& t, HashIndexOptions options);
-  static HashIndex Open(Addr root) { return HashIndex(root); }
+  static StorageResult<HashIndex> Create(txn::Txn& t, HashIndexOptions options,
+                                         HashDirectoryCache* cache = nullptr);
+  static HashIndex Open(Addr root, HashDirectoryCache* cache = nullptr) {
+    return HashIndex(root, cache);
+  }
   Addr root() const { return root_; }
 
   // Values stored under `key` (at most one for a unique index), in no particular order.
@@ -68,10 +109,15 @@ class HashIndex {
   static uint64_t Hash(std::string_view key);
 
  private:
-  explicit HashIndex(Addr root) : root_(root) {}
+  HashIndex(Addr root, HashDirectoryCache* cache) : root_(root), cache_(cache) {}
   struct Place;
   struct Found;
-  StorageResult<Place> Locate(txn::Txn& t, uint64_t hash) const;
+  // The hash's segment. With `use_cache` (and a cache) the directory comes from the cache where
+  // its entry checks out (and the cache is refilled from a root read otherwise); without, the
+  // root is read through t and the cache is left alone (e.g. right after a split in t).
+  StorageResult<Place> Locate(txn::Txn& t, uint64_t hash, bool use_cache) const;
+  // Reads the root through t and the hash's segment, which must agree (one snapshot).
+  StorageResult<Place> LocateFromRoot(txn::Txn& t, uint64_t hash) const;
   StorageResult<std::vector<Found>> FindAll(txn::Txn& t, const Place& p, uint64_t hash,
                                             std::string_view key, bool first_only) const;
   // Puts `e` into its home's neighbourhood or chain. Returns false (changing nothing) when that
@@ -80,6 +126,7 @@ class HashIndex {
   StorageResult<void> Split(txn::Txn& t, const Place& p) const;
 
   Addr root_;
+  HashDirectoryCache* cache_;
 };
 
 }  // namespace farmdb::storage

@@ -100,6 +100,9 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
     }
     std::this_thread::yield();
   }
+  auto& fetched = place->primary == machine.id() ? engine.counters().local_reads
+                                                  : engine.counters().remote_reads;
+  fetched.fetch_add(1, std::memory_order_relaxed);
   Timestamp head_ts = HeaderTs(copy.header());
   if (head_ts > read_ts_) {
     if (!engine.options().multi_version) return Fail(AbortReason::kOldVersionGone);

@@ -72,6 +72,11 @@ struct TxnCounters {
   std::atomic<uint64_t> commits{0};
   std::atomic<uint64_t> read_only_commits{0};
   std::atomic<uint64_t> torn_read_retries{0};
+  // Objects a Txn fetched (Read, or Write/Free of an object not read yet), by where the primary
+  // copy lives; re-reads served from the read or write set and torn-read retries do not count.
+  // Storage benchmarks divide these by operations to get object reads per lookup.
+  std::atomic<uint64_t> local_reads{0};
+  std::atomic<uint64_t> remote_reads{0};
   void Count(AbortReason r) { aborts[static_cast<size_t>(r)].fetch_add(1, std::memory_order_relaxed); }
   uint64_t Aborts(AbortReason r) const { return aborts[static_cast<size_t>(r)].load(); }
 };
