@@ -1,7 +1,9 @@
 // Coordinator side of the commit protocol, one function per phase (FaRM §4, FaRMv2 §4.2):
 // reserve log space, LOCK at write-set primaries, take W with the locks held, VALIDATE the read
 // set (serializable only), COMMIT-BACKUP to every backup and wait for all acks, COMMIT-PRIMARY
-// and wait for one ack, then TRUNCATE lazily (piggybacked on later records).
+// and wait for one ack, then TRUNCATE lazily (piggybacked on later records). For the
+// coordinator's own machine as a primary, LOCK, VALIDATE and COMMIT-PRIMARY (or ABORT) are done
+// in place on this thread (engine.h "Local participant").
 
 #include <algorithm>
 #include <set>
@@ -17,11 +19,20 @@ using cluster::MemKey;
 using cluster::MemKind;
 
 struct Txn::Participants {
+  MachineId self;  // the coordinator's machine: its primary work is done here (engine.h)
   std::map<MachineId, std::vector<RecordObject>> primary_objects;
   std::map<MachineId, std::vector<RecordObject>> backup_objects;
   std::map<MachineId, uint64_t> reserved;
   std::map<MachineId, uint64_t> consumed;
+  std::vector<TxnEngine::LockedObject> local_locked;  // objects at self, locked by this thread
   cluster::CompletionPtr Send(Txn& t, MachineId to, Record r);
+  // Logs a record for the local primary to this machine's own log, marked applied (there for
+  // recovery only, engine.h); the caller then does the primary's work itself. The append is a
+  // local memory write, complete on return (log.h).
+  cluster::CompletionPtr LogLocal(Txn& t, Record r) {
+    r.applied = true;
+    return Send(t, self, std::move(r));
+  }
 };
 
 namespace {
@@ -51,6 +62,7 @@ cluster::CompletionPtr Txn::Participants::Send(Txn& t, MachineId to, Record r) {
 Txn::Participants Txn::Plan() {
   Participants p;
   cluster::Machine& machine = worker_->engine().machine();
+  p.self = machine.id();
   for (auto& [addr, w] : writes_) {
     auto place = machine.Lookup(addr.region());
     RecordObject o{addr, w.expected, w.flags, w.lines, w.payload};
@@ -97,18 +109,25 @@ void Txn::ReleaseReservations(Participants& p) {
 std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   std::vector<cluster::CompletionPtr> sent;
   for (auto& [m, objs] : p.primary_objects) {
-    sent.push_back(p.Send(*this, m, Rec(RecordType::kLock, 0, objs)));
+    if (m != p.self) sent.push_back(p.Send(*this, m, Rec(RecordType::kLock, 0, objs)));
+  }
+  // The local primary's locks are taken here while the remote LOCKs are in flight.
+  Timestamp max_head = 0;
+  bool locked = true;
+  if (auto local = p.primary_objects.find(p.self); local != p.primary_objects.end()) {
+    p.LogLocal(*this, Rec(RecordType::kLock, 0, local->second));
+    locked = worker_->engine().LockObjects(local->second, &p.local_locked, &max_head);
   }
   // A LOCK that did not reach its primary (memory gone: the engine shut down) gets no reply.
   size_t delivered = 0;
   for (auto& c : sent) c->Wait(), delivered += c->ok();
   auto replies = worker_->AwaitLockReplies(id_, delivered);
   if (delivered < sent.size()) return std::unexpected(TxnError{TxnErrorCode::kInternal});
-  Timestamp max_head = 0;
   for (auto& r : replies) {
-    if (!r.ok) return std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kLockConflict});
+    locked = locked && r.ok;
     max_head = std::max(max_head, r.max_head_ts);
   }
+  if (!locked) return std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kLockConflict});
   return max_head;
 }
 
@@ -142,19 +161,29 @@ bool Txn::ValidatePhase() {
   };
   std::vector<Check> checks;
   checks.reserve(reads_.size());
+  bool ok = true;
+  auto check = [&](Timestamp version, uint64_t w0) {
+    if (HeaderLocked(w0) || HeaderTs(w0) != version) ok = false;
+  };
   for (auto& [addr, e] : reads_) {
     if (writes_.contains(addr)) continue;
     auto place = machine.Lookup(addr.region());
+    if (place->primary == machine.id()) {
+      // Local primary: read the header word in place (FaRM §4: local memory accesses).
+      std::byte* mem = worker_->engine().LocalObject(addr, 1);
+      if (!mem) return false;
+      check(e.version, cluster::LoadWord(mem));
+      continue;
+    }
     checks.push_back({e.version, {}, nullptr});
     Check& c = checks.back();
     c.done = machine.fabric().Read(machine.id(), place->primary,
                                    MemKey(MemKind::kRegion, addr.region()), addr.offset(), c.word);
   }
-  bool ok = true;
   for (Check& c : checks) {
     c.done->Wait();
-    uint64_t w0 = cluster::LoadWord(c.word);
-    if (!c.done->ok() || HeaderLocked(w0) || HeaderTs(w0) != c.version) ok = false;
+    if (!c.done->ok()) ok = false;
+    check(c.version, cluster::LoadWord(c.word));
   }
   return ok;
 }
@@ -173,7 +202,13 @@ bool Txn::CommitBackupPhase(Participants& p, Timestamp w) {
 bool Txn::CommitPrimaryPhase(Participants& p, Timestamp w) {
   std::vector<cluster::CompletionPtr> acks;
   for (auto& [m, objs] : p.primary_objects) {
-    acks.push_back(p.Send(*this, m, Rec(RecordType::kCommitPrimary, w)));
+    if (m != p.self) acks.push_back(p.Send(*this, m, Rec(RecordType::kCommitPrimary, w)));
+  }
+  if (p.primary_objects.contains(p.self)) {
+    // The local COMMIT-PRIMARY is logged, then applied here: writing it locally commits the
+    // transaction (FaRM §4 step 4 "or if it wrote one locally").
+    acks.push_back(p.LogLocal(*this, Rec(RecordType::kCommitPrimary, w)));
+    worker_->engine().InstallLocked(p.local_locked, w);
   }
   // Committed once one primary has the record (FaRM §4 step 4); the rest are awaited before
   // truncation. Only a completed, successful write counts as that primary's ack.
@@ -196,7 +231,13 @@ bool Txn::CommitPrimaryPhase(Participants& p, Timestamp w) {
 // ABORT releases the locks at primaries and, when COMMIT-BACKUPs went out, drops them at backups
 // (a backup applies a COMMIT-BACKUP only at truncation, which an aborted transaction never gets).
 void Txn::AbortPhase(Participants& p, bool backups_too) {
-  for (auto& [m, objs] : p.primary_objects) p.Send(*this, m, Rec(RecordType::kAbort));
+  for (auto& [m, objs] : p.primary_objects) {
+    if (m != p.self) p.Send(*this, m, Rec(RecordType::kAbort));
+  }
+  if (p.primary_objects.contains(p.self)) {
+    p.LogLocal(*this, Rec(RecordType::kAbort));
+    worker_->engine().UnlockLocked(p.local_locked);
+  }
   if (!backups_too) return;
   for (auto& [m, objs] : p.backup_objects) p.Send(*this, m, Rec(RecordType::kAbort));
 }

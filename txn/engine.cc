@@ -35,6 +35,8 @@ std::expected<void, std::string> TxnEngine::Init() {
   }
   for (MachineId s = 0; s < static_cast<MachineId>(n); ++s) {
     machine_->fabric().Register(self, MemKey(MemKind::kLog, s), rings_[s]->bytes());
+    machine_->fabric().SetWriteNotifier(self, MemKey(MemKind::kLog, s),
+                                        [this] { doorbell_.Ring(); });
     readers_.emplace_back(rings_[s]->bytes());
   }
   machine_->fabric().Register(
@@ -43,7 +45,8 @@ std::expected<void, std::string> TxnEngine::Init() {
   for (MachineId r = 0; r < static_cast<MachineId>(n); ++r) {
     writers_.push_back(std::make_unique<LogWriter>(
         &machine_->fabric(), self, r, options_.log_size,
-        reinterpret_cast<const std::byte*>(&head_mirror_[r])));
+        reinterpret_cast<const std::byte*>(&head_mirror_[r]),
+        r == self ? rings_[self]->bytes() : std::span<std::byte>{}));
   }
   machine_->OnMessage(kMsgLockReply, [this](cluster::Message m) { RouteLockReply(m); });
   machine_->SetOatProvider([this] { return OldestActive(); });
@@ -59,6 +62,7 @@ TxnEngine::~TxnEngine() {
   machine_->OnMessage(kMsgLockReply, nullptr);
   const MachineId self = machine_->id();
   for (MachineId s = 0; s < rings_.size(); ++s) {
+    machine_->fabric().SetWriteNotifier(self, MemKey(MemKind::kLog, s), nullptr);
     machine_->fabric().Unregister(self, MemKey(MemKind::kLog, s));
   }
   machine_->fabric().Unregister(self, MemKey(MemKind::kLogHead, 0));
@@ -125,17 +129,28 @@ std::expected<uint32_t, TxnError> TxnEngine::ObjectLines(Addr a) {
   auto p = machine_->Lookup(a.region());
   if (!p) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
   alignas(8) std::byte header[8];
-  auto c = machine_->fabric().Read(machine_->id(), p->primary, MemKey(MemKind::kRegion, p->id),
-                                   slab * kSlabSize, header);
-  c->Wait();
+  bool read = ReadFromPrimary(p->primary, Addr::Of(p->id, slab * kSlabSize), header);
   uint64_t w = cluster::LoadWord(header);
-  if (!c->ok() || (w >> 32) != kSlabMagic) {
+  if (!read || (w >> 32) != kSlabMagic) {
     return std::unexpected(TxnError{TxnErrorCode::kNotAllocated});
   }
   uint32_t lines = static_cast<uint32_t>(w & 0xffffffff);
   std::unique_lock l(lines_mu_);
   lines_cache_[key] = lines;
   return lines;
+}
+
+bool TxnEngine::ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> dst) {
+  if (primary == machine_->id()) {
+    auto bytes = machine_->LocalReplica(a.region());
+    if (a.offset() % 8 || a.offset() + dst.size() > bytes.size()) return false;
+    cluster::CopyOut(bytes.data() + a.offset(), dst.data(), dst.size());
+    return true;
+  }
+  auto c = machine_->fabric().Read(machine_->id(), primary, MemKey(MemKind::kRegion, a.region()),
+                                   a.offset(), dst);
+  c->Wait();
+  return c->ok();
 }
 
 Slab* TxnEngine::AcquireSlab(uint32_t lines) {
@@ -191,6 +206,7 @@ Slab* TxnEngine::FindSlab(Addr a) {
 }
 
 void TxnEngine::PollLoop() {
+  constexpr int kIdleYields = 8;
   const MachineId self = machine_->id();
   int idle = 0;
   auto last_gc = std::chrono::steady_clock::now();
@@ -199,6 +215,9 @@ void TxnEngine::PollLoop() {
       std::this_thread::sleep_for(std::chrono::microseconds(100));
       continue;
     }
+    // Read before looking at the rings: a record landing after the look changes it, so the
+    // wait below returns at once instead of missing that record.
+    const uint64_t rung = doorbell_.Count();
     bool progress = false;
     for (MachineId s = 0; s < readers_.size(); ++s) {
       for (int k = 0; k < 64; ++k) {
@@ -226,15 +245,19 @@ void TxnEngine::PollLoop() {
     }
     auto now = std::chrono::steady_clock::now();
     if (now - last_gc > std::chrono::milliseconds(1)) {
+      std::lock_guard l(old_versions_mu_);
       blocks_freed_.fetch_add(old_versions_.Collect(machine_->GcSafePoint()));
       last_gc = now;
     }
+    // Idle: a few yields catch a reply's next record on a busy machine; then sleep until a
+    // remote record lands (the doorbell) or 1 ms passes (GC, head publication, own-ring records).
+    // Spinning longer loses on two cores, where the spinner takes the coordinator's CPU.
     if (progress) {
       idle = 0;
-    } else if (++idle < 50) {
+    } else if (++idle < kIdleYields) {
       std::this_thread::yield();
     } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      doorbell_.Wait(rung, std::chrono::milliseconds(1));
     }
   }
 }

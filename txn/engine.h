@@ -11,6 +11,22 @@
 // the rings must be registered with the fabric. Engines of different clusters are independent.
 // TxnEngine is thread-safe; participant state is touched only by the participant thread.
 //
+// Local participant. For objects this machine is primary for, the coordinator (a Worker's thread
+// on this machine) does the primary's work itself: it locks (LockObjects), validates with local
+// header reads, installs and unlocks (InstallLocked) or unlocks (UnlockLocked) with no hand-off
+// to the participant thread and no message, as FaRM §4 does for local objects. Object locks are
+// lock bits taken by CAS, so coordinators and the participant thread (serving remote
+// coordinators) exclude each other per object; old-version memory is shared under
+// old_versions_mu_. The local primary's state lives in the coordinator's transaction, not in
+// primary_txns_. The coordinator still writes the LOCK, COMMIT-PRIMARY and ABORT records to its
+// own machine's log (a local memory write, log.h), marked applied: FaRM keeps these records in
+// the local log too, and recovery after the machine's memory survives a crash (the papers' NVRAM,
+// our mapped files) needs the LOCK record (which objects a transaction locked, with their new
+// values) and COMMIT-PRIMARY (the decision) to finish or undo a half-applied commit (FaRM §5.3).
+// The participant thread skips applied records except for their piggybacked truncations. A local
+// backup's COMMIT-BACKUP was already a local log write with no foreground work (FaRM §4: backups
+// apply at truncation, in the background) and is unchanged.
+//
 // Worker: create one per thread with NewWorker(); Begin() transactions on it. A Worker is used by
 // one thread at a time. It owns its slabs (allocation needs no synchronisation, FaRMv2 §4.8), the
 // per-machine lists of transactions to truncate, and its entry in the OAT computation.
@@ -25,10 +41,12 @@
 #include <set>
 #include <string>
 #include <shared_mutex>
+#include <span>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "cluster/doorbell.h"
 #include "cluster/machine.h"
 #include "txn/log.h"
 #include "txn/old_versions.h"
@@ -85,6 +103,10 @@ class TxnEngine {
   std::expected<void, std::string> Init();
   LogWriter& Writer(MachineId to) { return *writers_[to]; }
   std::expected<uint32_t, TxnError> ObjectLines(Addr a);
+  // Copies dst.size() bytes at `a` from its primary: a local memory read in the one-sided word
+  // order (word_copy.h) when this machine is the primary (FaRM §3: local objects are read with
+  // local memory accesses), else a one-sided fabric read. False if the memory is not there.
+  bool ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> dst);
   Slab* AcquireSlab(uint32_t lines);
   void ReleaseSlab(Slab* s);
   Slab* FindSlab(Addr a);
@@ -92,7 +114,8 @@ class TxnEngine {
   void RouteLockReply(const cluster::Message& m);
   void ReleaseWorkerId(uint32_t id, uint32_t next_seq);
 
-  // Participant side (participant.cc).
+  // Participant side (participant.cc). The first three also serve the local participant (see
+  // above) and are thread-safe.
   struct LockedObject {
     Addr addr;
     std::byte* mem;
@@ -103,6 +126,14 @@ class TxnEngine {
     MachineId coordinator;
     std::vector<LockedObject> objects;
   };
+  // Locks every object (checking the expected versions) and copies each head to an old version;
+  // appends to `locked` and raises *max_head_ts. On failure releases what it took and returns
+  // false.
+  bool LockObjects(std::span<const RecordObject> objects, std::vector<LockedObject>* locked,
+                   Timestamp* max_head_ts);
+  // Installs the new values with write timestamp w, which unlocks (FaRM §4 step 4).
+  void InstallLocked(std::vector<LockedObject>& locked, Timestamp w);
+  void UnlockLocked(std::vector<LockedObject>& locked);
   void PollLoop();
   void HandleRecord(const Record& r);
   void OnLock(const Record& r);
@@ -144,12 +175,18 @@ class TxnEngine {
   std::unordered_map<uint32_t, uint32_t> worker_seq_;  // id -> next sequence; guarded
   std::map<uint32_t, Worker*> workers_;
 
+  std::mutex old_versions_mu_;
+  OldVersions old_versions_;  // guarded by old_versions_mu_
   // Participant-thread state.
-  OldVersions old_versions_;
   std::map<TxnId, PrimaryTxn> primary_txns_;
   std::map<TxnId, Record> backup_txns_;
   std::atomic<uint64_t> blocks_freed_{0};
 
+  // Rung by the fabric when a remote coordinator's record lands in one of this machine's rings
+  // (Fabric::SetWriteNotifier), so the idle participant thread sleeps yet wakes at once. Appends
+  // to the own ring do not ring it: they are mostly applied records (engine.h "Local
+  // participant"), picked up at the next wake-up without costing the coordinator a wake-up call.
+  cluster::Doorbell doorbell_;
   std::atomic<bool> stop_{false};
   std::thread poller_;
 };

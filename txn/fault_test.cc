@@ -69,6 +69,23 @@ TEST(FaultTest, PausedMachineStallsOnlyTransactionsThatNeedIt) {
     ASSERT_TRUE(t->Write(local, b));
     ASSERT_TRUE(t->Commit());
   }
+  // Machine 2's own transactions on its own objects need neither its participant thread nor its
+  // fabric: the coordinator reads locally and does the primary's work itself (FaRM §4).
+  for (uint64_t v = 1; v <= 5; ++v) {
+    auto t = *w2->Begin({});
+    std::vector<std::byte> b(8);
+    std::memcpy(b.data(), &v, 8);
+    ASSERT_TRUE(t->Write(remote, b));
+    ASSERT_TRUE(t->Commit());
+  }
+  {
+    auto t = *w2->Begin({});
+    auto got = t->Read(remote);
+    ASSERT_TRUE(got);
+    uint64_t v;
+    std::memcpy(&v, got->data(), 8);
+    EXPECT_EQ(v, 5u);
+  }
   // One that writes machine 2's object stalls until machine 2 resumes, then commits.
   std::atomic<bool> done{false};
   std::thread stalled([&] {

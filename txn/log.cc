@@ -11,8 +11,27 @@ namespace farmdb::txn {
 using cluster::LoadWord;
 
 LogWriter::LogWriter(cluster::Fabric* fabric, cluster::MachineId self, cluster::MachineId to,
-                     uint64_t ring_size, const std::byte* head_mirror)
-    : fabric_(fabric), self_(self), to_(to), size_(ring_size), head_mirror_(head_mirror) {}
+                     uint64_t ring_size, const std::byte* head_mirror,
+                     std::span<std::byte> local_ring)
+    : fabric_(fabric),
+      self_(self),
+      to_(to),
+      size_(ring_size),
+      head_mirror_(head_mirror),
+      local_ring_(local_ring) {
+  if (!local_ring_.empty()) {
+    local_done_ = std::make_shared<cluster::Completion>();
+    local_done_->Finish(true);
+  }
+}
+
+cluster::CompletionPtr LogWriter::WriteAt(uint64_t at, std::span<const std::byte> bytes) {
+  if (local_ring_.empty()) {
+    return fabric_->Write(self_, to_, cluster::MemKey(cluster::MemKind::kLog, self_), at, bytes);
+  }
+  cluster::CopyIn(local_ring_.data() + at, bytes.data(), bytes.size());
+  return local_done_;
+}
 
 uint64_t LogWriter::Head() {
   // The mirror only moves forward when publications arrive in order; take the maximum anyway so a
@@ -46,7 +65,6 @@ void LogWriter::Unreserve(uint64_t bytes) {
 
 cluster::CompletionPtr LogWriter::Append(std::vector<std::byte> record) {
   const uint64_t len = record.size();
-  const uint64_t key = cluster::MemKey(cluster::MemKind::kLog, self_);
   std::lock_guard l(mu_);
   uint64_t at = tail_ % size_;
   if (at + len > size_) {
@@ -56,13 +74,13 @@ cluster::CompletionPtr LogWriter::Append(std::vector<std::byte> record) {
     uint64_t w0 = pad_len | (kRecordPad << 32), mark = RecordMark(tail_);
     std::memcpy(pad.data(), &w0, 8);
     std::memcpy(pad.data() + pad_len - 8, &mark, 8);
-    fabric_->Write(self_, to_, key, at, pad);
+    WriteAt(at, pad);
     tail_ += pad_len;
     at = 0;
   }
   uint64_t mark = RecordMark(tail_);
   std::memcpy(record.data() + len - 8, &mark, 8);
-  auto c = fabric_->Write(self_, to_, key, at, record);
+  auto c = WriteAt(at, record);
   tail_ += len;
   reserved_ -= 2 * len;  // the caller reserved 2 * len; the space used is now counted by tail_
   return c;

@@ -10,6 +10,12 @@
 // not fit before the ring's end is preceded by a PAD record, so Append consumes at most twice the
 // record's length from the reservation.
 //
+// A writer to the sender's own machine (local_ring given) appends with plain local memory writes
+// in the same word order instead of through the fabric, as FaRM §4 does for participants on the
+// coordinator's machine ("writes to the log use local memory accesses rather than RDMA"): the
+// append is complete, and so acknowledged, when Append returns. All appends to that ring take
+// this path, so their order is the order of Append calls.
+//
 // LogReader (receiver side, one consumer thread) returns complete records in ring order. A record
 // is complete when its trailer word holds the mark of its start position, and the first word,
 // re-read after the trailer, still gives the same length (see FORMATS.md for why both).
@@ -33,8 +39,10 @@ inline uint64_t RecordMark(uint64_t position) { return position | (uint64_t{1} <
 
 class LogWriter {
  public:
+  // local_ring: the ring itself when to == self (the receiver is this machine), else empty.
   LogWriter(cluster::Fabric* fabric, cluster::MachineId self, cluster::MachineId to,
-            uint64_t ring_size, const std::byte* head_mirror);
+            uint64_t ring_size, const std::byte* head_mirror,
+            std::span<std::byte> local_ring = {});
 
   // Blocks until `bytes` can be reserved. REQUIRES: bytes <= ring_size / 2 (callers check).
   void Reserve(uint64_t bytes);
@@ -54,10 +62,14 @@ class LogWriter {
   // The receiver's head as far as this writer knows: the mirror, never going back and never
   // past the tail. REQUIRES: mu_ held.
   uint64_t Head();
+  // Writes bytes at ring offset `at`: through the fabric, or locally (then already complete).
+  cluster::CompletionPtr WriteAt(uint64_t at, std::span<const std::byte> bytes);
   cluster::Fabric* fabric_;
   cluster::MachineId self_, to_;
   uint64_t size_;
   const std::byte* head_mirror_;
+  std::span<std::byte> local_ring_;
+  cluster::CompletionPtr local_done_;  // the completion of every local append: finished, ok
   std::mutex mu_;
   uint64_t tail_ = 0;      // absolute byte position, guarded by mu_
   uint64_t reserved_ = 0;  // guarded by mu_

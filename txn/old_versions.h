@@ -7,7 +7,8 @@
 // follow a pointer into a version created by a commit with W < GC). Freed blocks are poisoned so
 // a read that did reach one is detected (object.h kPoisonHeader).
 //
-// Owned by the participant thread of the machine's TxnEngine: not thread-safe.
+// Not thread-safe: the machine's TxnEngine guards it with a mutex, since both its participant
+// thread and coordinators doing a local primary's work (engine.h) allocate here.
 #pragma once
 
 #include <cstdint>

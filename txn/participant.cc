@@ -1,5 +1,9 @@
 // Participant side of the commit protocol: one handler per log record type, run on the
-// engine's participant thread (FaRM §4, FaRMv2 §4.2 and §4.4).
+// engine's participant thread (FaRM §4, FaRMv2 §4.2 and §4.4), and the primary's work that the
+// handlers share with a coordinator on this machine (engine.h "Local participant").
+
+#include <algorithm>
+#include <iterator>
 
 #include "cluster/fabric/word_copy.h"
 #include "txn/engine.h"
@@ -19,6 +23,7 @@ std::byte* TxnEngine::LocalObject(Addr a, uint32_t lines) {
 
 void TxnEngine::HandleRecord(const Record& r) {
   for (TxnId t : r.truncated) OnTruncate(t);
+  if (r.applied) return;  // the coordinator did this primary's work (engine.h)
   switch (r.type) {
     case RecordType::kLock: OnLock(r); break;
     case RecordType::kCommitBackup: OnCommitBackup(r); break;
@@ -49,55 +54,80 @@ bool TryLock(std::byte* mem, const RecordObject& o, Timestamp* head_ts) {
 void Unlock(std::byte* mem) { StoreWord(mem, LoadWord(mem) & ~kLockBit); }
 }  // namespace
 
+bool TxnEngine::LockObjects(std::span<const RecordObject> objects,
+                            std::vector<LockedObject>* locked, Timestamp* max_head_ts) {
+  const size_t first = locked->size();
+  for (const RecordObject& o : objects) {
+    std::byte* mem = LocalObject(o.addr, o.lines);
+    Timestamp head_ts = 0;
+    bool ok = mem && TryLock(mem, o, &head_ts);
+    LockedObject lo{o.addr, mem, o, {}};
+    if (ok && options_.multi_version) {
+      // Copy the head to an old version while holding its lock (FaRMv2 §4.4); the pointer to it
+      // is installed at COMMIT-PRIMARY.
+      std::lock_guard l(old_versions_mu_);
+      auto slot = old_versions_.Allocate(o.lines);
+      if (slot) {
+        lo.old = *slot;
+      } else {
+        Unlock(mem);
+        ok = false;
+      }
+    }
+    if (!ok) {
+      std::vector<LockedObject> taken(std::make_move_iterator(locked->begin() + first),
+                                      std::make_move_iterator(locked->end()));
+      locked->resize(first);
+      UnlockLocked(taken);
+      return false;
+    }
+    // Outside old_versions_mu_: the slot is this transaction's alone.
+    if (lo.old.mem) CopyAsOldVersion(mem, lo.old.mem, o.lines);
+    *max_head_ts = std::max(*max_head_ts, head_ts);
+    locked->push_back(std::move(lo));
+  }
+  return true;
+}
+
+void TxnEngine::InstallLocked(std::vector<LockedObject>& locked, Timestamp w) {
+  for (LockedObject& lo : locked) {
+    bool allocated = !(lo.object.flags & kObjFree);
+    // Installing the header releases the lock and exposes the write (FaRM §4 step 4).
+    InstallObject(lo.mem, lo.object.lines, lo.object.payload, w, allocated, lo.old.addr);
+    if (lo.old.block) {
+      std::lock_guard l(old_versions_mu_);
+      old_versions_.Finished(lo.old.block, w);
+    }
+    if (!allocated) {
+      if (Slab* s = FindSlab(lo.addr)) s->PostFree(s->ObjectIndex(lo.addr));
+    }
+  }
+  locked.clear();
+}
+
+void TxnEngine::UnlockLocked(std::vector<LockedObject>& locked) {
+  for (LockedObject& lo : locked) {
+    Unlock(lo.mem);
+    if (lo.old.block) {
+      std::lock_guard l(old_versions_mu_);
+      old_versions_.Finished(lo.old.block, 0);
+    }
+  }
+  locked.clear();
+}
+
 void TxnEngine::OnLock(const Record& r) {
   PrimaryTxn txn{TxnMachine(r.txn), {}};
   LockReply reply{r.txn, true, 0};
-  for (const RecordObject& o : r.objects) {
-    std::byte* mem = LocalObject(o.addr, o.lines);
-    Timestamp head_ts = 0;
-    if (!mem || !TryLock(mem, o, &head_ts)) {
-      reply.ok = false;
-      break;
-    }
-    reply.max_head_ts = std::max(reply.max_head_ts, head_ts);
-    LockedObject lo{o.addr, mem, o, {}};
-    if (options_.multi_version) {
-      // Copy the head to an old version while holding its lock (FaRMv2 §4.4); the pointer to it
-      // is installed at COMMIT-PRIMARY.
-      auto slot = old_versions_.Allocate(o.lines);
-      if (!slot) {
-        Unlock(mem);
-        reply.ok = false;
-        break;
-      }
-      CopyAsOldVersion(mem, slot->mem, o.lines);
-      lo.old = *slot;
-    }
-    txn.objects.push_back(std::move(lo));
-  }
-  if (!reply.ok) {
-    for (LockedObject& lo : txn.objects) {
-      Unlock(lo.mem);
-      if (lo.old.block) old_versions_.Finished(lo.old.block, 0);
-    }
-  } else {
-    primary_txns_[r.txn] = std::move(txn);
-  }
+  reply.ok = LockObjects(r.objects, &txn.objects, &reply.max_head_ts);
+  if (reply.ok) primary_txns_[r.txn] = std::move(txn);
   machine_->Send(TxnMachine(r.txn), kMsgLockReply, EncodeLockReply(reply));
 }
 
 void TxnEngine::OnCommitPrimary(const Record& r) {
   auto it = primary_txns_.find(r.txn);
   if (it == primary_txns_.end()) return;
-  for (LockedObject& lo : it->second.objects) {
-    bool allocated = !(lo.object.flags & kObjFree);
-    // Installing the header releases the lock and exposes the write (FaRM §4 step 4).
-    InstallObject(lo.mem, lo.object.lines, lo.object.payload, r.write_ts, allocated, lo.old.addr);
-    if (lo.old.block) old_versions_.Finished(lo.old.block, r.write_ts);
-    if (!allocated) {
-      if (Slab* s = FindSlab(lo.addr)) s->PostFree(s->ObjectIndex(lo.addr));
-    }
-  }
+  InstallLocked(it->second.objects, r.write_ts);
   primary_txns_.erase(it);
 }
 
@@ -105,10 +135,7 @@ void TxnEngine::OnAbort(const Record& r) {
   backup_txns_.erase(r.txn);  // sent to backups when the backup phase failed (commit.cc)
   auto it = primary_txns_.find(r.txn);
   if (it == primary_txns_.end()) return;
-  for (LockedObject& lo : it->second.objects) {
-    Unlock(lo.mem);
-    if (lo.old.block) old_versions_.Finished(lo.old.block, 0);
-  }
+  UnlockLocked(it->second.objects);
   primary_txns_.erase(it);
 }
 

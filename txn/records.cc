@@ -20,7 +20,7 @@ std::vector<std::byte> EncodeRecord(const Record& r) {
   std::vector<std::byte> out;
   out.reserve(len);
   ByteWriter w(&out);
-  w.U64(len | (uint64_t{static_cast<uint8_t>(r.type)} << 32));
+  w.U64(len | (uint64_t{static_cast<uint8_t>(r.type)} << 32) | (r.applied ? kRecordApplied : 0));
   w.U64(r.txn);
   w.U64(r.write_ts);
   w.U32(static_cast<uint32_t>(r.truncated.size())), w.U32(static_cast<uint32_t>(r.objects.size()));
@@ -39,6 +39,7 @@ std::optional<Record> DecodeRecord(std::span<const std::byte> bytes) {
   Record r;
   uint64_t w0 = rd.U64();
   r.type = static_cast<RecordType>((w0 >> 32) & 0xff);
+  r.applied = (w0 & kRecordApplied) != 0;
   r.txn = rd.U64();
   r.write_ts = rd.U64();
   uint32_t nt = rd.U32(), no = rd.U32();

@@ -40,6 +40,11 @@ struct RecordObject {
 
 struct Record {
   RecordType type = RecordType::kTruncate;
+  // Set on LOCK, COMMIT-PRIMARY and ABORT records a coordinator writes to its own machine's log
+  // for objects it is primary for: it did the primary's work itself (engine.h "Local
+  // participant"), so the record is there for recovery only and the participant thread skips it
+  // (it still processes the piggybacked truncations).
+  bool applied = false;
   TxnId txn = 0;
   Timestamp write_ts = 0;
   std::vector<TxnId> truncated;
@@ -50,6 +55,9 @@ struct Record {
 std::vector<std::byte> EncodeRecord(const Record& r);
 uint64_t EncodedSize(const Record& r);
 std::optional<Record> DecodeRecord(std::span<const std::byte> bytes);
+
+// Word 0 of an encoded record: length | type << 32 | kRecordApplied if applied.
+inline constexpr uint64_t kRecordApplied = uint64_t{1} << 40;
 
 inline constexpr uint16_t kMsgLockReply = 100;
 struct LockReply {

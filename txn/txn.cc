@@ -4,14 +4,10 @@
 #include <cstring>
 #include <thread>
 
-#include "cluster/fabric/word_copy.h"
 #include "txn/engine.h"
 #include "txn/object.h"
 
 namespace farmdb::txn {
-
-using cluster::MemKey;
-using cluster::MemKind;
 
 std::string_view AbortReasonName(AbortReason r) {
   switch (r) {
@@ -85,10 +81,7 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   copy.raw.resize(*lines * kLineSize);
   auto locked_deadline = std::chrono::steady_clock::time_point::max();
   for (;;) {
-    auto c = machine.fabric().Read(machine.id(), place->primary,
-                                   MemKey(MemKind::kRegion, addr.region()), addr.offset(), copy.raw);
-    c->Wait();
-    if (!c->ok()) return Invalid();
+    if (!engine.ReadFromPrimary(place->primary, addr, copy.raw)) return Invalid();
     ReadCheck check = copy.Check();
     if (check == ReadCheck::kOk) break;
     if (check == ReadCheck::kTorn) {
@@ -116,10 +109,7 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
       if (old.null()) return Fail(AbortReason::kOldVersionGone);
       auto op = machine.Lookup(old.region());
       if (!op) return std::unexpected(TxnError{TxnErrorCode::kInternal});
-      auto c = machine.fabric().Read(machine.id(), op->primary,
-                                     MemKey(MemKind::kRegion, old.region()), old.offset(), copy.raw);
-      c->Wait();
-      if (!c->ok() || HeaderLocked(copy.header())) {
+      if (!engine.ReadFromPrimary(op->primary, old, copy.raw) || HeaderLocked(copy.header())) {
         // Old versions are never locked: this is freed (poisoned) memory.
         return std::unexpected(TxnError{TxnErrorCode::kInternal});
       }

@@ -64,6 +64,12 @@ class Fabric {
   // REQUIRES: mem 8-byte aligned and stays valid until Unregister returns.
   virtual void Register(MachineId owner, uint64_t key, std::span<std::byte> mem) = 0;
   virtual void Unregister(MachineId owner, uint64_t key) = 0;
+  // Runs `notify` after each one-sided write to (owner, key) has landed, on whichever thread
+  // executed the write: what an RDMA write-with-immediate completing at the receiver gives (or a
+  // TCP fabric thread signalling after it copied the bytes), so the owner's poller can sleep
+  // while idle and still wake at once. Empty clears it; clearing returns once no call of the old
+  // one is running. `notify` must be quick and must not call the fabric.
+  virtual void SetWriteNotifier(MachineId owner, uint64_t key, std::function<void()> notify) = 0;
 
   // REQUIRES: offset and dst.size() multiples of 8; dst valid until completion.
   virtual CompletionPtr Read(MachineId from, MachineId to, uint64_t key, uint64_t offset,

@@ -24,7 +24,7 @@ void LocalFabric::Shutdown() {
     { std::lock_guard lock(nic->mu); }
     nic->cv.notify_all();
     nic->thread.join();
-    for (Op& op : nic->queue) {
+    for (auto& [due, op] : nic->queue) {
       if (op.completion) op.completion->Finish(false);
     }
     nic->queue.clear();
@@ -39,6 +39,15 @@ void LocalFabric::Register(MachineId owner, uint64_t key, std::span<std::byte> m
 void LocalFabric::Unregister(MachineId owner, uint64_t key) {
   std::unique_lock lock(mem_mu_);
   memory_.erase({owner, key});
+}
+
+void LocalFabric::SetWriteNotifier(MachineId owner, uint64_t key, std::function<void()> notify) {
+  std::unique_lock lock(mem_mu_);
+  if (notify) {
+    notifiers_[{owner, key}] = std::move(notify);
+  } else {
+    notifiers_.erase({owner, key});
+  }
 }
 
 void LocalFabric::SetHandler(MachineId m, MessageHandler handler) {
@@ -108,6 +117,10 @@ bool LocalFabric::Execute(MachineId to, const Op& op) {
     CopyOut(base, op.dst.data(), len);
   } else {
     CopyIn(base, op.data.data(), len);
+    // Under the shared lock, so a notifier being cleared is not running afterwards.
+    if (!notifiers_.empty()) {
+      if (auto n = notifiers_.find({to, op.key}); n != notifiers_.end()) n->second();
+    }
   }
   return true;
 }
@@ -116,7 +129,8 @@ void LocalFabric::Enqueue(MachineId to, Op op) {
   Nic& nic = *nics_[to];
   {
     std::lock_guard lock(nic.mu);
-    nic.queue.push_back(std::move(op));
+    auto due = op.due;
+    nic.queue.emplace(due, std::move(op));
   }
   nic.cv.notify_one();
 }
@@ -173,19 +187,20 @@ void LocalFabric::NicLoop(MachineId m) {
     // The ready operation that fell due first (so delays, not queue order, decide the order of
     // delivery even when this thread runs late); blocked or not-yet-due ones wait.
     auto ready = nic.queue.end();
-    for (auto it = nic.queue.begin(); it != nic.queue.end(); ++it) {
-      if (it->due > now) {
-        next = std::min(next, it->due);
-        continue;
+    for (auto it = nic.queue.begin(); it != nic.queue.end() && it->first <= now; ++it) {
+      if (!Blocked(it->second.from, m)) {
+        ready = it;
+        break;
       }
-      if (Blocked(it->from, m)) continue;
-      if (ready == nic.queue.end() || it->due < ready->due) ready = it;
     }
     if (ready == nic.queue.end()) {
+      if (auto later = nic.queue.upper_bound(now); later != nic.queue.end()) {
+        next = std::min(next, later->first);
+      }
       nic.cv.wait_until(lock, next);
       continue;
     }
-    Op op = std::move(*ready);
+    Op op = std::move(ready->second);
     nic.queue.erase(ready);
     MessageHandler handler = nic.handler;
     lock.unlock();

@@ -4,6 +4,8 @@
 // target the machine and delivers its messages. With no fault active for an operation, reads and
 // writes run inline in the caller (a fast NIC); anything delayed, paused or partitioned is queued
 // and retried by the target's fabric thread. Messages always go through the target's thread.
+// A write notifier runs on whichever thread executed the write (the writer's, or the fabric
+// thread for a queued one), after the bytes landed.
 //
 // Fault hooks (all seeded through the constructor's seed, changeable at run time):
 //   - delay: each op/message waits a uniform random time in [min_delay, max_delay]; different
@@ -20,7 +22,6 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -50,6 +51,7 @@ class LocalFabric final : public Fabric {
   int machines() const override { return static_cast<int>(nics_.size()); }
   void Register(MachineId owner, uint64_t key, std::span<std::byte> mem) override;
   void Unregister(MachineId owner, uint64_t key) override;
+  void SetWriteNotifier(MachineId owner, uint64_t key, std::function<void()> notify) override;
   CompletionPtr Read(MachineId from, MachineId to, uint64_t key, uint64_t offset,
                      std::span<std::byte> dst) override;
   CompletionPtr Write(MachineId from, MachineId to, uint64_t key, uint64_t offset,
@@ -87,7 +89,9 @@ class LocalFabric final : public Fabric {
     std::vector<std::unique_ptr<Pair>> pairs;  // [sender]; fixed after construction
     std::mutex mu;
     std::condition_variable cv;
-    std::deque<Op> queue;
+    // By due time; equal due times keep arrival order (multimap inserts after equal keys), so
+    // taking the first ready entry is O(log n) and never scans the whole queue.
+    std::multimap<std::chrono::steady_clock::time_point, Op> queue;
     MessageHandler handler;
     std::atomic<bool> paused{false};
     std::thread thread;
@@ -105,6 +109,7 @@ class LocalFabric final : public Fabric {
 
   mutable std::shared_mutex mem_mu_;
   std::map<std::pair<MachineId, uint64_t>, std::span<std::byte>> memory_;
+  std::map<std::pair<MachineId, uint64_t>, std::function<void()>> notifiers_;  // under mem_mu_
 
   mutable std::mutex fault_mu_;
   FaultPolicy policy_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -51,6 +52,43 @@ TEST(LocalFabricTest, OneSidedReadAndWriteReachRegisteredMemory) {
   unknown->Wait();
   EXPECT_FALSE(unknown->ok());
   f.Unregister(1, kKey);
+}
+
+// The write notifier runs once per landed write to its key (inline or after a delay), with the
+// bytes already in memory, never for reads, other keys or failed writes, and not once cleared.
+TEST(LocalFabricTest, WriteNotifierRunsAfterEachLandedWrite) {
+  LocalFabric f(2, 5);
+  alignas(8) std::array<std::byte, 64> mem{}, other{};
+  f.Register(1, kKey, mem);
+  f.Register(1, MemKey(MemKind::kLog, 0), other);
+  std::atomic<int> calls{0};
+  std::atomic<bool> saw_bytes{true};
+  f.SetWriteNotifier(1, kKey, [&] {
+    if (LoadWord(mem.data()) == 0) saw_bytes = false;
+    ++calls;
+  });
+  alignas(8) std::array<std::byte, 8> word;
+  std::memset(word.data(), 0x5a, word.size());
+  f.Write(0, 1, kKey, 0, word)->Wait();
+  EXPECT_EQ(calls.load(), 1);
+  f.Write(0, 1, MemKey(MemKind::kLog, 0), 0, word)->Wait();
+  alignas(8) std::array<std::byte, 8> dst;
+  f.Read(0, 1, kKey, 0, dst)->Wait();
+  f.Write(0, 1, kKey, 64, word)->Wait();  // out of bounds: fails, nothing landed
+  EXPECT_EQ(calls.load(), 1);
+  FaultPolicy p;
+  p.min_delay = std::chrono::microseconds(200);
+  p.max_delay = std::chrono::microseconds(500);
+  f.SetFaults(p);
+  auto late = f.Write(0, 1, kKey, 8, word);  // executed later by machine 1's fabric thread
+  late->Wait();
+  EXPECT_TRUE(late->ok());
+  EXPECT_EQ(calls.load(), 2);
+  f.SetFaults({});
+  f.SetWriteNotifier(1, kKey, nullptr);
+  f.Write(0, 1, kKey, 0, word)->Wait();
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_TRUE(saw_bytes.load());
 }
 
 TEST(LocalFabricTest, PauseAndPartitionStallUntilLifted) {

@@ -48,12 +48,10 @@ TxnOptions OptionsFor(Mode mode, bool read_only) {
   return o;
 }
 
-void Run(benchmark::State& state, bool read_only) {
-  const int machines = static_cast<int>(state.range(0));
-  const Mode mode = static_cast<Mode>(state.range(1));
-  Bench b(machines);
-  // On 3 machines the coordinator is a non-CM, so it pays real clock uncertainty.
-  auto w = b.cluster.engine(machines - 1).NewWorker();
+// The measured loop, apart from the setup so that instruction counts can cover it alone:
+//   valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*MeasuredLoop*' ...
+[[gnu::noinline]] void MeasuredLoop(benchmark::State& state, Bench& b, Worker* w, Mode mode,
+                                    bool read_only) {
   cluster::Rng rng(1);
   uint64_t commits = 0, aborts = 0;
   std::vector<std::byte> value(8, std::byte{1});
@@ -73,6 +71,14 @@ void Run(benchmark::State& state, bool read_only) {
   }
   state.counters["committed_txn/s"] = benchmark::Counter(double(commits), benchmark::Counter::kIsRate);
   state.counters["aborts"] = double(aborts);
+}
+
+void Run(benchmark::State& state, bool read_only) {
+  const int machines = static_cast<int>(state.range(0));
+  Bench b(machines);
+  // On 3 machines the coordinator is a non-CM, so it pays real clock uncertainty.
+  auto w = b.cluster.engine(machines - 1).NewWorker();
+  MeasuredLoop(state, b, w.get(), static_cast<Mode>(state.range(1)), read_only);
 }
 
 void ArgsAll(benchmark::internal::Benchmark* b) {
