@@ -69,14 +69,16 @@ TEST_F(DdlTest, CreateTableStoresColumnsKeysAndDefaults) {
   auto s = NewSession();
   ASSERT_EQ(Run(*s, "CREATE TABLE t (id bigserial, name varchar(20) NOT NULL, price numeric(10,2) DEFAULT 0, "
                     "d date DEFAULT '2020-1-2', neg int8 DEFAULT -5, ch char(3) DEFAULT 'ab', ok bool DEFAULT true, "
-                    "f float8 DEFAULT 1.50, n text DEFAULT NULL, PRIMARY KEY (id), UNIQUE (name))")
+                    "f float8 DEFAULT 1.50, n text DEFAULT NULL, big int8 DEFAULT 3000000000, nn numeric DEFAULT -1.5, "
+                    "txt text DEFAULT 5, vc varchar(5) DEFAULT 'q''x', ts timestamp(3) DEFAULT '2020-01-01 10:00', "
+                    "PRIMARY KEY (id), UNIQUE (name))")
                 .message,
             "");
   EXPECT_EQ(sink_.tags, std::vector<std::string>{"CREATE TABLE"});
   auto snap = Snapshot(0);
   const storage::TableDesc* t = FindTable(snap, "t");
   ASSERT_NE(t, nullptr);
-  ASSERT_EQ(t->columns.size(), 9u);
+  ASSERT_EQ(t->columns.size(), 14u);
   EXPECT_EQ(t->columns[0].type, TypeId::kInt8);
   EXPECT_TRUE(t->columns[0].attnotnull);
   EXPECT_EQ(t->columns[0].default_expr, "nextval('t_id_seq'::regclass)");
@@ -91,6 +93,12 @@ TEST_F(DdlTest, CreateTableStoresColumnsKeysAndDefaults) {
   EXPECT_EQ(t->columns[6].default_expr, "true");
   EXPECT_EQ(t->columns[7].default_expr, "1.50");
   EXPECT_EQ(t->columns[8].default_expr, std::nullopt);
+  // As PostgreSQL 15's pg_get_expr(adbin, adrelid) prints them.
+  EXPECT_EQ(t->columns[9].default_expr, "'3000000000'::bigint");
+  EXPECT_EQ(t->columns[10].default_expr, "'-1.5'::numeric");
+  EXPECT_EQ(t->columns[11].default_expr, "5");
+  EXPECT_EQ(t->columns[12].default_expr, "'q''x'::character varying");
+  EXPECT_EQ(t->columns[13].default_expr, "'2020-01-01 10:00:00'::timestamp without time zone");
   ASSERT_NE(t->PrimaryKey(), nullptr);
   EXPECT_EQ(t->PrimaryKey()->relname, "t_pkey");
   ASSERT_EQ(t->indexes.size(), 2u);
@@ -164,6 +172,25 @@ TEST_F(DdlTest, RefusalsAndPositions) {
     EXPECT_EQ(e.message, c.message) << c.sql;
     EXPECT_EQ(e.position, c.position) << c.sql;
   }
+  EXPECT_TRUE(Snapshot(0)->tables().empty());
+}
+
+TEST_F(DdlTest, UnqualifiedNamesFollowSearchPath) {
+  Start(1);
+  auto s = NewSession();
+  ASSERT_EQ(Run(*s, "SET search_path = nosuch").message, "");
+  Error e = Run(*s, "CREATE TABLE s1 (a int)");
+  EXPECT_EQ(e.sqlstate, "3F000");
+  EXPECT_EQ(e.message, "no schema has been selected to create in");
+  EXPECT_EQ(e.position, 14);
+  ASSERT_EQ(Run(*s, "SET search_path = nosuch, \"Public\", public; CREATE TABLE s1 (a int)").message, "");
+  EXPECT_NE(FindTable(Snapshot(0), "s1"), nullptr);
+  ASSERT_EQ(Run(*s, "SET search_path = nosuch").message, "");
+  EXPECT_EQ(Run(*s, "DROP TABLE s1").sqlstate, "42P01");
+  e = Run(*s, "CREATE TABLE pg_catalog.x (a int)");
+  EXPECT_EQ(e.sqlstate, "42501");
+  EXPECT_EQ(e.message, "permission denied to create \"pg_catalog.x\"");
+  ASSERT_EQ(Run(*s, "RESET search_path; DROP TABLE s1").message, "");
   EXPECT_TRUE(Snapshot(0)->tables().empty());
 }
 

@@ -136,6 +136,51 @@ std::expected<void, Error> CheckWritable(std::string_view command, const DdlCont
   return {};
 }
 
+// The search_path setting as schema names (SplitIdentifierString: commas outside double
+// quotes, unquoted names down-cased, "" inside quotes is one quote). "$user" names a schema
+// called like the user, which cannot exist yet (no CREATE SCHEMA), so it is left out.
+std::vector<std::string> SearchPath(const Settings& settings) {
+  auto value = settings.Get("search_path", false);
+  std::string text = value && *value ? **value : std::string();
+  std::vector<std::string> path;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
+    if (i >= text.size()) break;
+    std::string name;
+    if (text[i] == '"') {
+      for (++i; i < text.size(); ++i) {
+        if (text[i] == '"') {
+          if (i + 1 < text.size() && text[i + 1] == '"') {
+            name += '"';
+            ++i;
+          } else {
+            ++i;
+            break;
+          }
+        } else {
+          name += text[i];
+        }
+      }
+    } else {
+      for (; i < text.size() && text[i] != ',' && text[i] != ' '; ++i) {
+        name += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+      }
+    }
+    if (name != "$user") path.push_back(std::move(name));
+  }
+  return path;
+}
+
+// The schema an unqualified CREATE puts its relation in: the first one of the search path that
+// exists (namespace.c's RangeVarGetCreationNamespace).
+std::expected<std::string, Error> CreationNamespace(const storage::CatalogSnapshot& snapshot, const Settings& settings) {
+  for (const std::string& name : SearchPath(settings)) {
+    if (snapshot.FindNamespace(name) != nullptr) return name;
+  }
+  return std::unexpected(MakeError("3F000", "no schema has been selected to create in"));
+}
+
 storage::IndexDef KeyDef(const Constraint& c, std::vector<std::string> columns) {
   storage::IndexDef def;
   def.name = c.name;
@@ -152,9 +197,26 @@ storage::IndexDef KeyDef(const Constraint& c, std::vector<std::string> columns) 
 
 std::expected<StatementOutput, Error> RunCreateTable(const CreateTableStmt& stmt, DdlContext& ctx) {
   if (auto w = CheckWritable("CREATE TABLE", ctx); !w) return std::unexpected(w.error());
+  auto snapshot = ctx.catalog.Snapshot(ctx.txn);
+  if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   storage::CreateTableDef def;
-  if (!stmt.table.schema.empty()) def.nspname = stmt.table.schema;
+  if (!stmt.table.schema.empty()) {
+    def.nspname = stmt.table.schema;
+  } else {
+    auto nsp = CreationNamespace(**snapshot, ctx.settings);
+    if (!nsp) {
+      Error e = nsp.error();
+      e.position = CharPosition(ctx.source, stmt.table.location);
+      return std::unexpected(std::move(e));
+    }
+    def.nspname = std::move(*nsp);
+  }
   def.relname = stmt.table.name;
+  if (def.nspname == "pg_catalog") {
+    Error e = MakeError("42501", fmt::format("permission denied to create \"pg_catalog.{}\"", def.relname));
+    e.detail = "System catalog modifications are currently disallowed.";
+    return std::unexpected(std::move(e));
+  }
   def.if_not_exists = stmt.if_not_exists;
   std::vector<size_t> serials;  // positions of serial columns
   auto set_primary = [&](storage::IndexDef key, int location) -> std::expected<void, Error> {
@@ -252,8 +314,6 @@ std::expected<StatementOutput, Error> RunCreateTable(const CreateTableStmt& stmt
   out.tag = "CREATE TABLE";
   // IF NOT EXISTS on an existing relation: PostgreSQL's notice, nothing changes.
   if (def.if_not_exists) {
-    auto snapshot = ctx.catalog.Snapshot(ctx.txn);
-    if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
     const storage::NamespaceDesc* nsp = (*snapshot)->FindNamespace(def.nspname);
     if (nsp != nullptr && (*snapshot)->FindRelation(nsp->oid, def.relname)) {
       Notice n;
@@ -292,7 +352,7 @@ std::expected<StatementOutput, Error> RunDropTable(const DropStmt& stmt, DdlCont
     out.notices.push_back(std::move(n));
     return {};
   };
-  static const std::vector<std::string> kSearchPath = {"public"};
+  const std::vector<std::string> search_path = SearchPath(ctx.settings);
   for (const QualifiedName& name : stmt.names) {
     std::optional<storage::RelationRef> ref;
     if (!name.schema.empty()) {
@@ -303,7 +363,7 @@ std::expected<StatementOutput, Error> RunDropTable(const DropStmt& stmt, DdlCont
       }
       ref = (*snapshot)->FindRelation(nsp->oid, name.name);
     } else {
-      ref = (*snapshot)->ResolveRelation(kSearchPath, name.name);
+      ref = (*snapshot)->ResolveRelation(search_path, name.name);
     }
     if (!ref) {
       if (auto r = missing(fmt::format("table \"{}\" does not exist", name.name)); !r) return std::unexpected(r.error());

@@ -41,3 +41,17 @@ CREATE TABLE ro (a int);
 ROLLBACK;
 CREATE TABLE ro (a int); DROP TABLE ro;
 DROP TABLE ro;
+-- Unqualified names follow search_path; pg_catalog is not for user tables.
+SET search_path = nosuch;
+CREATE TABLE s1 (a int);
+SET search_path = nosuch, "Public", public;
+CREATE TABLE s1 (a int);
+SET search_path = nosuch;
+DROP TABLE s1;
+CREATE TABLE pg_catalog.x (a int);
+SET search_path = pg_catalog;
+CREATE TABLE x (a int);
+RESET search_path;
+DROP TABLE nosuch.s1;
+DROP TABLE IF EXISTS nosuch.s1;
+DROP TABLE s1;
