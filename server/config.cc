@@ -243,6 +243,10 @@ std::expected<void, std::string> SetConfigValue(Config& config, std::string_view
     } else {
       return std::unexpected("password_encryption must be md5 or scram-sha-256");
     }
+  } else if (name == "farmdb.machines") {
+    auto v = ParseInteger(value);
+    if (!v || *v < 1 || *v > 64) return std::unexpected("farmdb.machines must be between 1 and 64");
+    config.machines = static_cast<int>(*v);
   } else {
     return std::unexpected("unrecognized configuration parameter \"" + std::string(name) + "\"");
   }

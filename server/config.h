@@ -54,6 +54,9 @@ struct Config {
   std::vector<Role> roles;
   std::vector<HbaRule> hba;
   std::vector<std::string> databases;
+  // farmdb.machines: in-process machines of the node's LocalCluster (sql/node.h), with
+  // min(2, machines - 1) backups per region.
+  int machines = 1;
 };
 
 // The embedded defaults (no config file).

@@ -25,6 +25,7 @@
 
 #include "server/config.h"
 #include "server/server.h"
+#include "sql/node.h"
 #include "sql/session.h"
 
 namespace {
@@ -60,6 +61,9 @@ Config file (postgresql.conf-style settings; '#' starts a comment; 'quoted value
   listen_addresses = '127.0.0.1'   as -h
   max_message_size = 67108864      largest client message in bytes (kB/MB/GB allowed;
                                    1kB..1GB); a larger one gets FATAL 08P01 and a close
+  farmdb.machines = 1               in-process machines holding the data (1..64); more than
+                                   one replicates every region on min(2, N-1) backups. Data
+                                   does not survive a restart yet: DIR/cluster starts afresh
   password_encryption = scram-sha-256
                                    how role passwords are stored: scram-sha-256 or md5.
                                    As in PostgreSQL, an md5 rule runs SCRAM for a SCRAM-stored
@@ -225,8 +229,19 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  sql::NodeOptions node_options;
+  node_options.machines = config.machines;
+  node_options.data_dir = flags.data_dir;
+  auto node = sql::Node::Start(node_options);
+  if (!node) {
+    log->error("event=startup_failed error=\"{}\"", node.error());
+    return 1;
+  }
+  log->info("event=node_started machines={}", config.machines);
+
   sql::EngineOptions engine_options;
   engine_options.databases = config.databases;
+  engine_options.node = std::move(*node);
   std::unique_ptr<sql::Engine> engine = sql::NewEngine(std::move(engine_options));
   auto server = server::Server::Start(std::move(config), *engine, *log);
   if (!server) {
@@ -241,6 +256,8 @@ int main(int argc, char** argv) {
   while (::read(signal_fd, &info, sizeof info) < 0 && errno == EINTR) {
   }
   log->info("event=shutdown signal={}", info.ssi_signo);
+  // Sessions first (each holds a Worker and a share of the Node), then the engine, whose
+  // share is the Node's last: engines and the cluster stop after every worker is gone.
   (*server)->Stop();
   server->reset();
   engine.reset();

@@ -3,15 +3,20 @@
 #include "sql/session.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "sql/bind/binder.h"
 #include "sql/exec/not_runnable.h"
 #include "sql/exec/run_statement.h"
 #include "sql/exec/transaction_block.h"
+#include "sql/node.h"
 #include "sql/parse/ast.h"
 #include "sql/settings/settings.h"
 #include "sql/types/type_io.h"
+#include "txn/engine.h"
 
 namespace farmdb::sql {
 
@@ -19,6 +24,17 @@ namespace farmdb::sql {
 namespace {
 
 constexpr int kMaxParams = 65535;
+// Server-side retries of a statement outside a block that hit a retryable abort (DESIGN.md §2),
+// with exponential backoff from kRetryBackoff up to kMaxRetryBackoff.
+constexpr int kMaxRetries = 10;
+constexpr std::chrono::microseconds kRetryBackoff{200};
+constexpr std::chrono::microseconds kMaxRetryBackoff{50000};
+
+// Statements that read or write the database run in the transaction's Txn (DROP INDEX and
+// DROP SEQUENCE are refused at analysis, not_runnable.cc).
+bool UsesTxn(const StatementNode& node) {
+  return std::holds_alternative<CreateTableStmt>(node) || std::holds_alternative<DropStmt>(node);
+}
 
 class PreparedImpl final : public PreparedStatement {
  public:
@@ -64,8 +80,19 @@ std::optional<std::vector<Format>> ExpandFormats(std::span<const Format> formats
 
 class SessionImpl final : public Session {
  public:
-  SessionImpl(Settings settings, CancelFlag* cancel)
-      : settings_(std::move(settings)), txn_(settings_), cancel_(cancel), reported_(settings_.Reported()) {}
+  // `worker` runs on `machine` of `node` (both null for an engine without a Node).
+  SessionImpl(Settings settings, CancelFlag* cancel, std::shared_ptr<Node> node, int machine,
+              std::unique_ptr<txn::Worker> worker)
+      : node_(std::move(node)),
+        machine_(machine),
+        worker_(std::move(worker)),
+        settings_(std::move(settings)),
+        txn_(settings_, worker_.get()),
+        cancel_(cancel),
+        reported_(settings_.Reported()) {}
+  ~SessionImpl() override {
+    if (worker_) worker_->FlushTruncations();
+  }
 
   std::vector<std::pair<std::string, std::string>> ReportedSettings() const override { return settings_.Reported(); }
   TxnStatus Status() const override { return txn_.Status(); }
@@ -152,6 +179,11 @@ class SessionImpl final : public Session {
     reported_ = std::move(now);
   }
 
+  // Declared first so they are destroyed last: the Txn (in txn_) before its worker, the worker
+  // before the node's engines.
+  std::shared_ptr<Node> node_;
+  int machine_ = 0;
+  std::unique_ptr<txn::Worker> worker_;
   Settings settings_;
   TransactionBlock txn_;
   CancelFlag* cancel_;
@@ -261,6 +293,14 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
     txn_.NoteQuery();
     return RunCopy(*copy, p.select ? &*p.select : nullptr, p.names, ctx, sink);
   }
+  if (UsesTxn(node)) {
+    txn_.NoteQuery();
+    auto t = txn_.Txn();
+    if (!t) return std::unexpected(t.error());
+    DdlContext ddl{node_->Catalog(machine_), **t, settings_, *p.statement->source, ctx.output};
+    if (const auto* create = std::get_if<CreateTableStmt>(&node)) return RunCreateTable(*create, ddl);
+    return RunDropTable(std::get<DropStmt>(node), ddl);
+  }
   // Analyze refused every other kind (NotRunnable).
   if (const auto* unsupported = std::get_if<UnsupportedStmt>(&node)) return std::unexpected(unsupported->error);
   return std::unexpected(MakeError("XX000", "statement kind without an executor"));
@@ -282,8 +322,27 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
     if (int64_t timeout = settings_.StatementTimeoutMs(); timeout > 0) {
       ctx.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
     }
-    auto output = RunStatement(p, ctx, sink);
+    auto run = [&]() -> std::expected<StatementOutput, Error> {
+      auto output = RunStatement(p, ctx, sink);
+      if (!output) return output;
+      if (auto committed = txn_.EndStatement(); !committed) return std::unexpected(committed.error());
+      return output;
+    };
+    auto output = run();
+    // Outside a block a conflict is retried here, since nothing reached the client: the
+    // executors of UsesTxn statements send nothing before they succeed (notices wait in the
+    // output). A block's statements are not retried: the client sees 40001 at COMMIT.
+    auto backoff = kRetryBackoff;
+    for (int attempt = 0; !output && output.error().sqlstate == "40001" && attempt < kMaxRetries &&
+                          txn_.state() == TransactionBlock::State::kImplicit && UsesTxn(p.statement->node);
+         ++attempt) {
+      txn_.AbortStatementTxn();
+      std::this_thread::sleep_for(backoff);
+      backoff = std::min(backoff * 2, kMaxRetryBackoff);
+      output = run();
+    }
     if (!output) return Fail(output.error(), sink);
+    for (const Notice& notice : output->notices) sink.Notice(notice);
     portal.output = std::move(*output);
   }
   if (describe && !portal.columns.empty()) sink.RowDescription(portal.columns);
@@ -329,7 +388,15 @@ class EngineImpl final : public Engine {
     }
     auto settings = Settings::Create(options);
     if (!settings) return fatal(settings.error());
-    return std::make_unique<SessionImpl>(std::move(*settings), options.cancel);
+    int machine = 0;
+    std::unique_ptr<txn::Worker> worker;
+    if (options_.node) {
+      machine = options_.node->NextMachine();
+      worker = options_.node->NewWorker(machine);
+      if (!worker) return fatal(MakeError("53300", "sorry, too many clients already"));
+    }
+    return std::make_unique<SessionImpl>(std::move(*settings), options.cancel, options_.node, machine,
+                                         std::move(worker));
   }
 
  private:

@@ -180,8 +180,15 @@ class Engine {
   virtual std::expected<std::unique_ptr<Session>, Error> NewSession(SessionOptions options) = 0;
 };
 
+class Node;  // sql/node.h
+
 struct EngineOptions {
   std::vector<std::string> databases = {"postgres", "template1"};
+  // The storage every session runs its transactions on. The caller creates it (Node::Start can
+  // fail, and its options are the process's, not the SQL engine's) and the engine and its
+  // sessions share it, so it outlives every session's Worker. Null: no tables (statements that
+  // need the database fail with 0A000); the protocol and expression tests run so.
+  std::shared_ptr<Node> node;
 };
 
 std::unique_ptr<Engine> NewEngine(EngineOptions options);

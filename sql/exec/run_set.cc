@@ -110,6 +110,7 @@ std::expected<StatementOutput, Error> RunTransaction(const TransactionStmt& stmt
     case TransactionStmt::Kind::kCommit:
     case TransactionStmt::Kind::kRollback: {
       auto end = stmt.kind == TransactionStmt::Kind::kCommit ? txn.Commit() : txn.Rollback();
+      if (end.error) return std::unexpected(std::move(*end.error));
       if (end.warning) sink.Notice(*end.warning);
       out.tag = end.tag;
       return out;

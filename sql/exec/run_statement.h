@@ -11,6 +11,7 @@
 #include "sql/bind/binder.h"
 #include "sql/exec/evaluate.h"
 #include "sql/exec/transaction_block.h"
+#include "storage/catalog.h"
 
 namespace farmdb::sql {
 
@@ -18,6 +19,18 @@ struct StatementOutput {
   std::vector<std::vector<Value>> rows;
   std::string tag;  // complete tag, or the prefix when counts_rows ("SELECT" -> "SELECT n")
   bool counts_rows = false;
+  // NOTICEs of the statement, sent once it succeeded (after its Txn committed outside a block,
+  // so a retried statement does not repeat them).
+  std::vector<Notice> notices;
+};
+
+// What DDL runs against: the catalog through the session's machine, in the statement's Txn.
+struct DdlContext {
+  storage::Catalog catalog;
+  txn::Txn& txn;
+  Settings& settings;
+  std::string_view source;  // the statement text (error positions)
+  const TextOptions& text;
 };
 
 std::expected<StatementOutput, Error> RunSelect(const BoundSelect& select, ExecContext& ctx);
@@ -30,6 +43,10 @@ std::expected<StatementOutput, Error> RunTransaction(const TransactionStmt& stmt
 std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundSelect* query,
                                               const std::vector<std::string>& names, ExecContext& ctx,
                                               ResultSink& sink);
+
+// CREATE TABLE [IF NOT EXISTS] and DROP TABLE [IF EXISTS] (run_ddl.cc).
+std::expected<StatementOutput, Error> RunCreateTable(const CreateTableStmt& stmt, DdlContext& ctx);
+std::expected<StatementOutput, Error> RunDropTable(const DropStmt& stmt, DdlContext& ctx);
 
 // SHOW's result columns (SHOW ALL: name, setting, description).
 std::vector<std::string> ShowColumnNames(const ShowStmt& stmt, const Settings& settings);

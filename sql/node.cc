@@ -1,0 +1,106 @@
+#include "sql/node.h"
+
+#include <chrono>
+#include <thread>
+
+#include "cluster/local_cluster.h"
+#include "storage/catalog.h"
+#include "txn/engine.h"
+
+namespace farmdb::sql {
+
+struct Node::Cluster {
+  explicit Cluster(cluster::LocalClusterOptions options) : cluster(std::move(options)) {}
+  cluster::LocalCluster cluster;
+};
+
+// One machine's engine and caches. Members are destroyed bottom-up: the caches (the
+// SequenceCache holds a Worker of the engine) before the engine.
+struct Node::Machine {
+  std::unique_ptr<txn::TxnEngine> engine;
+  storage::BTreeCache tables;  // user tables' internal B-tree nodes
+  std::unique_ptr<storage::SequenceCache> sequences;
+  std::unique_ptr<storage::CatalogCache> catalog;
+};
+
+std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions options) {
+  if (options.machines < 1) return std::unexpected("farmdb.machines must be at least 1");
+  cluster::LocalClusterOptions co;
+  co.machines = options.machines;
+  co.replicas = std::min(2, options.machines - 1);
+  co.region_size = options.region_size;
+  if (!options.data_dir.empty()) {
+    // No recovery yet (see node.h): a previous run's regions and logs are stale, start afresh.
+    co.data_dir = options.data_dir / "cluster";
+    std::error_code ec;
+    std::filesystem::remove_all(co.data_dir, ec);
+    if (ec) return std::unexpected("could not remove \"" + co.data_dir.string() + "\": " + ec.message());
+    std::filesystem::create_directories(co.data_dir, ec);
+    if (ec) return std::unexpected("could not create \"" + co.data_dir.string() + "\": " + ec.message());
+  }
+  std::shared_ptr<Node> node(new Node());
+  node->cluster_ = std::make_unique<Cluster>(std::move(co));
+  cluster::LocalCluster& lc = node->cluster_->cluster;
+  for (int m = 0; m < lc.size(); ++m) {
+    auto engine = txn::TxnEngine::Create(&lc.machine(static_cast<cluster::MachineId>(m)), {});
+    if (!engine) return std::unexpected("machine " + std::to_string(m) + ": " + engine.error());
+    auto machine = std::make_unique<Machine>();
+    machine->engine = std::move(*engine);
+    machine->sequences = std::make_unique<storage::SequenceCache>(*machine->engine);
+    machine->catalog = std::make_unique<storage::CatalogCache>(
+        storage::TableCaches{&machine->tables, machine->sequences.get()});
+    node->machines_.push_back(std::move(machine));
+  }
+  lc.WaitForClocks();
+
+  // Bootstrap the catalog on machine 0, retrying conflicts (none are expected with no sessions
+  // yet, but aborts such as kLockedOnRead are legal for any transaction).
+  auto worker = node->NewWorker(0);
+  if (!worker) return std::unexpected("no worker for the catalog bootstrap");
+  for (int attempt = 0;; ++attempt) {
+    auto t = worker->Begin({});
+    if (!t) return std::unexpected("catalog bootstrap: could not begin a transaction");
+    auto catalog = storage::Catalog::Bootstrap(**t, {}, node->machines_[0]->catalog.get());
+    if (catalog) {
+      auto committed = (*t)->Commit();
+      if (committed) {
+        node->catalog_root_ = catalog->root().raw;
+        break;
+      }
+      if (!committed.error().IsRetryable() || attempt >= 100) {
+        return std::unexpected("catalog bootstrap: commit failed");
+      }
+    } else {
+      (*t)->Abort();
+      if (!catalog.error().IsRetryable() || attempt >= 100) {
+        return std::unexpected("catalog bootstrap failed: " + catalog.error().error.message);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  worker->FlushTruncations();
+  return node;
+}
+
+Node::~Node() {
+  machines_.clear();  // caches, then each engine
+  cluster_.reset();   // machines' threads and the fabric
+}
+
+int Node::machines() const { return static_cast<int>(machines_.size()); }
+
+int Node::NextMachine() {
+  return static_cast<int>(next_machine_.fetch_add(1, std::memory_order_relaxed) % machines_.size());
+}
+
+std::unique_ptr<txn::Worker> Node::NewWorker(int machine) { return machines_[machine]->engine->NewWorker(); }
+
+storage::Catalog Node::Catalog(int machine) const {
+  return storage::Catalog::Open(txn::Addr{catalog_root_}, machines_[machine]->catalog.get());
+}
+
+storage::TableCaches Node::Caches(int machine) const {
+  return {&machines_[machine]->tables, machines_[machine]->sequences.get()};
+}
+
+}  // namespace farmdb::sql

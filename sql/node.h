@@ -1,0 +1,76 @@
+// Node: the process-level storage of one farmdb server, which every Session of its Engine shares.
+//
+// It owns an in-process cluster (cluster::LocalCluster: 1 machine by default, N machines with
+// f = min(2, N - 1) backups per region when asked, DESIGN.md §1 "local" fabric), one
+// txn::TxnEngine per machine, each machine's storage caches (B-tree internal nodes, sequence
+// blocks, catalog snapshots) and the catalog, bootstrapped at start; its root Addr is the
+// catalog's name and lives here. Sessions are spread over the machines round-robin, each with its
+// own txn::Worker on its machine.
+//
+// Restarts: recovery of a cluster from its region files does not exist yet, so Start always
+// creates a fresh cluster under DATA/cluster, removing region and log files a previous run left
+// there. Data does not survive a restart until recovery (FaRM §5) lands.
+//
+// This header names txn/ and storage/ types only by declaration, so server/main.cc can create a
+// Node without reaching below sql/ (DESIGN.md §1: layers depend one step down).
+//
+// Thread-safety: after Start, every method is thread-safe. Destroy the Node only after every
+// Worker it handed out is gone (sessions hold a shared_ptr to it, so an Engine's sessions keep
+// it alive). Destruction order: per-machine caches (their SequenceCache holds a Worker), then the
+// engines (participant threads), then the cluster (fabric and machine threads).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace farmdb::txn {
+class Worker;
+}
+namespace farmdb::storage {
+class Catalog;
+struct TableCaches;
+}
+
+namespace farmdb::sql {
+
+struct NodeOptions {
+  int machines = 1;
+  // Regions and logs go to data_dir/cluster; empty: a temporary directory removed at shutdown
+  // (tests).
+  std::filesystem::path data_dir;
+  uint64_t region_size = 64ull << 20;
+};
+
+class Node {
+ public:
+  static std::expected<std::shared_ptr<Node>, std::string> Start(NodeOptions options);
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  int machines() const;
+  // The machine the next session runs on (round-robin).
+  int NextMachine();
+  // A new worker on `machine`, or nullptr when the machine's worker ids are exhausted.
+  std::unique_ptr<txn::Worker> NewWorker(int machine);
+  // The catalog through `machine`'s cache, and that machine's caches for user tables.
+  storage::Catalog Catalog(int machine) const;
+  storage::TableCaches Caches(int machine) const;
+
+ private:
+  struct Machine;  // node.cc: an engine and its caches
+  struct Cluster;  // node.cc: the LocalCluster
+  Node() = default;
+
+  std::unique_ptr<Cluster> cluster_;
+  std::vector<std::unique_ptr<Machine>> machines_;
+  uint64_t catalog_root_ = 0;  // txn::Addr's raw bits
+  std::atomic<uint32_t> next_machine_{0};
+};
+
+}  // namespace farmdb::sql
