@@ -185,13 +185,7 @@ TEST_F(SessionTest, ThreeValuedLogicAndNulls) {
 }
 
 TEST_F(SessionTest, ErrorsCarrySqlstateAndPosition) {
-  struct Case {
-    const char* sql;
-    const char* sqlstate;
-    const char* message;
-    int position;
-  };
-  const Case cases[] = {
+  const ErrorCase cases[] = {
       {"SELECT 'x'::int", "22P02", "invalid input syntax for type integer: \"x\"", 8},
       {"SELECT 2147483647 + 1", "22003", "integer out of range", 0},
       {"SELECT 32767::int2 + 1::int2", "22003", "smallint out of range", 0},
@@ -219,7 +213,7 @@ TEST_F(SessionTest, ErrorsCarrySqlstateAndPosition) {
       {"SELECT 1; SELECT $1", "42P02", "there is no parameter $1", 18},
       {"SELECT 1 AND true", "42804", "argument of AND must be type boolean, not type integer", 8},
   };
-  for (const Case& c : cases) {
+  for (const ErrorCase& c : cases) {
     Error e = Run(c.sql);
     EXPECT_EQ(e.sqlstate, c.sqlstate) << c.sql;
     EXPECT_EQ(e.message, c.message) << c.sql;

@@ -8,6 +8,15 @@
 
 namespace farmdb::sql {
 
+// One row of a table-driven error test: a statement and the error PostgreSQL 15 gives for it
+// (position: 1-based character offset, 0 when PostgreSQL reports none).
+struct ErrorCase {
+  const char* sql;
+  const char* sqlstate;
+  const char* message;
+  int position;
+};
+
 class RecordingSink : public ResultSink {
  public:
   void RowDescription(std::span<const Column> columns) override { this->columns.assign(columns.begin(), columns.end()); }

@@ -146,13 +146,7 @@ TEST_F(DdlTest, DuplicatesAndIfExistsNotices) {
 TEST_F(DdlTest, RefusalsAndPositions) {
   Start(1);
   auto s = NewSession();
-  struct Case {
-    const char* sql;
-    const char* sqlstate;
-    const char* message;
-    int position;
-  };
-  const Case cases[] = {
+  const ErrorCase cases[] = {
       {"CREATE TABLE t (a nosuchtype)", "42704", "type \"nosuchtype\" does not exist", 19},
       {"CREATE TABLE t (a int PRIMARY KEY, b int PRIMARY KEY)", "42P16",
        "multiple primary keys for table \"t\" are not allowed", 42},
@@ -166,7 +160,7 @@ TEST_F(DdlTest, RefusalsAndPositions) {
        "multiple default values specified for column \"a\" of table \"t\"", 26},
       {"CREATE TABLE nosuchschema.t (a int)", "3F000", "schema \"nosuchschema\" does not exist", 0},
   };
-  for (const Case& c : cases) {
+  for (const ErrorCase& c : cases) {
     Error e = Run(*s, c.sql);
     EXPECT_EQ(e.sqlstate, c.sqlstate) << c.sql;
     EXPECT_EQ(e.message, c.message) << c.sql;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sql/test_sink.h"
+
 namespace farmdb::sql {
 namespace {
 
@@ -14,13 +16,7 @@ std::optional<Error> Check(std::string_view sql) {
 }
 
 TEST(NotRunnableTest, KeepsTodaysErrors) {
-  struct Case {
-    const char* sql;
-    const char* sqlstate;
-    const char* message;
-    int position;
-  };
-  const Case cases[] = {
+  const ErrorCase cases[] = {
       {"SELECT * FROM t", "42P01", "relation \"t\" does not exist", 15},
       {"SELECT x, 1/0 FROM s.t AS u WHERE y", "42P01", "relation \"t\" does not exist", 20},
       {"SELECT * FROM a JOIN b ON a.x = b.y", "42P01", "relation \"a\" does not exist", 15},
@@ -57,7 +53,7 @@ TEST(NotRunnableTest, KeepsTodaysErrors) {
       {"ROLLBACK TO a", "0A000", "ROLLBACK TO SAVEPOINT is not supported yet", 0},
       {"SELECT a FROM x FULL JOIN y ON true", "0A000", "FULL JOIN is not supported yet", 0},
   };
-  for (const Case& c : cases) {
+  for (const ErrorCase& c : cases) {
     auto e = Check(c.sql);
     ASSERT_TRUE(e.has_value()) << c.sql;
     EXPECT_EQ(e->sqlstate, c.sqlstate) << c.sql;
