@@ -242,8 +242,7 @@ void AppendKeyColumn(std::string& out, const Value& v, const KeyColumn& c) {
         break;
       case TypeId::kBpchar: {
         // bpchar compares without trailing blanks ('a' = 'a  '), so its key drops them.
-        std::string_view s = v.AsString();
-        AppendString(out, s.substr(0, s.find_last_not_of(' ') + 1));
+        AppendString(out, TrimTrailingBlanks(v.AsString()));
         break;
       }
     }

@@ -50,4 +50,10 @@ bool IsInteger(TypeId type);
 bool IsNumeric(TypeId type);  // integers, floats, numeric
 bool IsString(TypeId type);   // text, varchar, bpchar, name (the string category)
 
+// A bpchar value without its padding: what comparison, keys, casts to text and length() see.
+inline std::string_view TrimTrailingBlanks(std::string_view s) {
+  size_t end = s.find_last_not_of(' ');
+  return end == std::string_view::npos ? std::string_view() : s.substr(0, end + 1);
+}
+
 }  // namespace farmdb

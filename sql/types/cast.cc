@@ -76,10 +76,6 @@ bool CanCast(TypeId from, TypeId to) {
   return date_time(from) && date_time(to);
 }
 
-std::string_view TrimTrailingBlanks(std::string_view s) {
-  size_t end = s.find_last_not_of(' ');
-  return end == std::string_view::npos ? std::string_view() : s.substr(0, end + 1);
-}
 
 std::expected<Value, Error> Cast(const Value& value, TypeId target, const TextOptions& options) {
   TypeId from = value.type;

@@ -29,9 +29,6 @@ std::expected<int32_t, Error> Typmod(TypeId type, std::span<const int64_t> mods)
 // (AdjustTimestampForTypmod).
 std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod);
 
-// A bpchar value without its padding: what comparison, casts to text and length() see.
-std::string_view TrimTrailingBlanks(std::string_view s);
-
 // Range-checks an integer result for its type: 22003 "smallint/integer/bigint out of range".
 std::expected<Value, Error> CheckedInt(TypeId type, int64_t value);
 Error IntOutOfRange(TypeId type);
