@@ -320,11 +320,18 @@ std::expected<BoundExprPtr, Error> Binder::BindExpr(const Expr& expr) {
       return BindNullIf(expr);
     case ExprKind::kFunction:
       return BindFunction(expr);
+    case ExprKind::kInList:
+      return BindInList(expr);
+    case ExprKind::kBetween:
+      return BindBetween(expr);
+    case ExprKind::kLike:
+      return BindLike(expr);
+    case ExprKind::kDistinct:
+      return BindDistinct(expr);
+    case ExprKind::kBooleanTest:
+      return BindBooleanTest(expr);
     case ExprKind::kStar:
     case ExprKind::kDefault:
-    case ExprKind::kInList:
-    case ExprKind::kBetween:
-    case ExprKind::kLike:
     case ExprKind::kExists:
     case ExprKind::kSubquery:
     case ExprKind::kInSubquery:

@@ -28,13 +28,22 @@ enum class BoundKind {
   kCoalesce,
   kNullIf,
   kFunction,  // function
+  kBuiltin,   // builtin->eval over args (sql/exec/builtins.h)
+  kInList,    // args[0] IN (args[1..]), all of one type; NOT IN is kNot over it
+  kIsDistinct,     // args[0] IS DISTINCT FROM args[1] (same type)
+  kIsNotDistinct,
+  kIsTrue,    // boolean tests on args[0]; IS [NOT] UNKNOWN binds as kIsNull/kIsNotNull
+  kIsNotTrue,
+  kIsFalse,
+  kIsNotFalse,
 };
 
 enum class ArithOp { kAdd, kSub, kMul, kDiv, kMod };
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
-enum class Function { kVersion, kCurrentSetting, kSetConfig, kPgSleep, kUpper, kLower, kLength, kAbs, kRound };
+enum class Function { kVersion, kCurrentSetting, kSetConfig, kPgSleep };
 
 struct BoundExpr;
+struct Builtin;
 using BoundExprPtr = std::unique_ptr<BoundExpr>;
 
 struct BoundExpr {
@@ -47,6 +56,7 @@ struct BoundExpr {
   ArithOp arith = ArithOp::kAdd;
   CompareOp compare = CompareOp::kEq;
   Function function = Function::kVersion;
+  const Builtin* builtin = nullptr;  // kBuiltin
   bool has_operand = false;
   bool has_else = false;
   std::vector<BoundExprPtr> args;

@@ -22,6 +22,11 @@ struct ExecContext {
   // statement_timeout's deadline (time_point::max() when off).
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   TextOptions output;
+  // now()/transaction_timestamp() and statement_timestamp(), fixed per transaction and per
+  // statement as in PostgreSQL (timestamptz microseconds). The session sets them; 0 (a context
+  // made elsewhere) reads the clock instead.
+  int64_t transaction_start = 0;
+  int64_t statement_start = 0;
 
   // 57014 when the client cancelled or the statement ran past statement_timeout.
   std::expected<void, Error> CheckInterrupts() const;

@@ -57,12 +57,6 @@ class Checker {
     switch (e.kind) {
       case ExprKind::kStar:
         return At("42601", "SELECT * with no tables specified is not valid", e.location);
-      case ExprKind::kInList:
-        return NotSupported("IN (...)", e.location);
-      case ExprKind::kLike:
-        return NotSupported("pattern matching", e.location);
-      case ExprKind::kBetween:
-        return NotSupported("this operator form", e.location);
       case ExprKind::kExists:
       case ExprKind::kSubquery:
       case ExprKind::kInSubquery:

@@ -1,0 +1,151 @@
+#include "sql/exec/numeric_math.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace farmdb::sql {
+namespace {
+
+constexpr int kMinSigDigits = 16;        // NUMERIC_MIN_SIG_DIGITS
+constexpr int kMaxDisplayScale = 1000;   // NUMERIC_MAX_DISPLAY_SCALE
+constexpr int kMaxResultScale = 2000;    // NUMERIC_MAX_RESULT_SCALE
+
+// The decimal exponent of the leading digit (floor(log10|n|)); 0 for zero.
+int DecimalWeight(const Numeric& n) {
+  if (n.IsZero()) return 0;
+  return static_cast<int>(n.digits().size()) - n.scale() - 1;
+}
+
+// numeric.c's `weight`: the position of the leading base-10000 digit.
+int NbaseWeight(const Numeric& n) {
+  int w = DecimalWeight(n);
+  return w >= 0 ? w / 4 : -((-w + 3) / 4);
+}
+
+int ClampScale(int rscale, int at_least) {
+  return std::min(std::max({rscale, at_least, 0}), kMaxDisplayScale);
+}
+
+long double ToLongDouble(const Numeric& n) { return std::strtold(n.ToString().c_str(), nullptr); }
+
+std::expected<Value, Error> FromLongDouble(long double v, int rscale) {
+  if (!std::isfinite(v)) return std::unexpected(MakeError("22003", "value overflows numeric format"));
+  auto n = Numeric::Parse(fmt::format("{:.{}f}", v, rscale));
+  if (!n) return std::unexpected(n.error());
+  return Value::Num(n->Round(rscale));
+}
+
+// estimate_ln_dweight: the decimal weight of ln(n), to choose result scales.
+int LnWeight(const Numeric& n) {
+  if (n.negative() || n.IsZero()) return 0;
+  long double v = ToLongDouble(n);
+  if (v >= 0.9L && v <= 1.1L) {
+    Numeric x = n.Sub(Numeric::FromInt(1));
+    return x.IsZero() ? 0 : DecimalWeight(x);
+  }
+  return static_cast<int>(std::log10(std::fabs(std::log(v))));
+}
+
+std::expected<void, Error> CheckLogArg(const Numeric& n) {
+  if (n.IsZero()) return std::unexpected(MakeError("2201E", "cannot take logarithm of zero"));
+  if (n.negative()) return std::unexpected(MakeError("2201E", "cannot take logarithm of a negative number"));
+  return {};
+}
+
+bool IsInteger(const Numeric& n) { return NumericTrunc(n, 0).Compare(n) == 0; }
+
+}  // namespace
+
+Numeric NumericTrunc(const Numeric& n, int scale) {
+  if (n.IsNaN() || scale >= n.scale()) return n.Round(scale);  // nothing to drop; pads the scale
+  // n - (n mod 10^-scale) drops the digits past `scale`, keeping the sign (mod follows n).
+  auto step = Numeric::Parse(fmt::format("1e{}", -scale));
+  if (!step) return Numeric::FromInt(0);  // a step beyond numeric's range: nothing is left
+  auto rest = n.Mod(*step);
+  return n.Sub(*rest).Round(scale);
+}
+
+Numeric NumericCeilFloor(const Numeric& n, bool ceil) {
+  if (n.IsNaN()) return n;
+  Numeric t = NumericTrunc(n, 0);
+  auto c = n.Compare(t);
+  if (ceil && c > 0) return t.Add(Numeric::FromInt(1));
+  if (!ceil && c < 0) return t.Sub(Numeric::FromInt(1));
+  return t;
+}
+
+std::expected<Value, Error> NumericSqrt(const Numeric& n) {
+  if (n.IsNaN()) return Value::Num(n);
+  if (n.negative()) return std::unexpected(MakeError("2201F", "cannot take square root of a negative number"));
+  int sweight = (NbaseWeight(n) + 1) * 4 / 2 - 1;
+  return FromLongDouble(std::sqrt(ToLongDouble(n)), ClampScale(kMinSigDigits - sweight, n.scale()));
+}
+
+std::expected<Value, Error> NumericExp(const Numeric& n) {
+  if (n.IsNaN()) return Value::Num(n);
+  long double x = ToLongDouble(n);
+  double weight = std::clamp(static_cast<double>(x) * 0.434294481903252, double{-kMaxResultScale}, double{kMaxResultScale});
+  return FromLongDouble(std::exp(x), ClampScale(kMinSigDigits - static_cast<int>(weight), n.scale()));
+}
+
+std::expected<Value, Error> NumericLn(const Numeric& n) {
+  if (n.IsNaN()) return Value::Num(n);
+  if (auto ok = CheckLogArg(n); !ok) return std::unexpected(ok.error());
+  return FromLongDouble(std::log(ToLongDouble(n)), ClampScale(kMinSigDigits - LnWeight(n), n.scale()));
+}
+
+std::expected<Value, Error> NumericLog(const Numeric& base, const Numeric& n) {
+  if (base.IsNaN()) return Value::Num(base);
+  if (n.IsNaN()) return Value::Num(n);
+  if (auto ok = CheckLogArg(base); !ok) return std::unexpected(ok.error());
+  if (auto ok = CheckLogArg(n); !ok) return std::unexpected(ok.error());
+  long double ln_base = std::log(ToLongDouble(base));
+  if (ln_base == 0) return std::unexpected(MakeError("22012", "division by zero"));
+  int rscale = ClampScale(kMinSigDigits - (LnWeight(n) - LnWeight(base)), std::max(base.scale(), n.scale()));
+  return FromLongDouble(std::log(ToLongDouble(n)) / ln_base, rscale);
+}
+
+std::expected<Value, Error> NumericPower(const Numeric& base, const Numeric& exp) {
+  // numeric_power's NaN rules: 1 ^ NaN and NaN ^ 0 are 1.
+  if (base.IsNaN()) return Value::Num(exp.IsZero() ? Numeric::FromInt(1) : base);
+  if (exp.IsNaN()) return Value::Num(base.Compare(Numeric::FromInt(1)) == 0 ? Numeric::FromInt(1) : exp);
+  if (base.IsZero() && exp.negative()) {
+    return std::unexpected(MakeError("2201F", "zero raised to a negative power is undefined"));
+  }
+  bool integral = IsInteger(exp);
+  if (base.negative() && !integral) {
+    return std::unexpected(MakeError("2201F", "a negative number raised to a non-integer power yields a complex result"));
+  }
+  long double b = ToLongDouble(base), x = ToLongDouble(exp);
+  auto exp_int = integral ? exp.ToInt64() : std::nullopt;
+  if (exp_int && *exp_int >= INT32_MIN && *exp_int <= INT32_MAX) {
+    // power_var's integer case: NUMERIC_MIN_SIG_DIGITS after the point, or the base's scale.
+    double f = base.IsZero() ? 0 : static_cast<double>(*exp_int * std::log10(std::fabs(b)));
+    if (f > 32768.0 * 4) return std::unexpected(MakeError("22003", "value overflows numeric format"));
+    int rscale = ClampScale(kMinSigDigits, base.scale());
+    // power_var_int: repeated squaring, kept to a working scale past rscale (guard digits
+    // for the rounding of every step), then 1/x for a negative exponent.
+    int64_t n = *exp_int < 0 ? -*exp_int : *exp_int;
+    int working = rscale + 2 * static_cast<int>(std::to_string(n).size()) + 8;
+    Numeric result = Numeric::FromInt(1), square = base;
+    for (int64_t e = n; e > 0; e >>= 1) {
+      if (e & 1) result = result.Mul(square).Round(working);
+      if (e > 1) square = square.Mul(square).Round(working);
+    }
+    if (*exp_int < 0) {
+      auto inverse = Numeric::FromInt(1).Div(result);
+      if (!inverse) return std::unexpected(inverse.error());
+      result = *inverse;
+    }
+    return Value::Num(result.Round(rscale));
+  }
+  if (base.IsZero()) return Value::Num(Numeric::FromInt(0).Round(kMinSigDigits));
+  long double ln_num = std::log(b) * x;
+  double weight = static_cast<double>(ln_num) * 0.434294481903252;
+  if (weight > 32768.0 * 4) return std::unexpected(MakeError("22003", "value overflows numeric format"));
+  int rscale = ClampScale(kMinSigDigits - static_cast<int>(weight), std::max(base.scale(), exp.scale()));
+  return FromLongDouble(std::exp(ln_num), rscale);
+}
+
+}  // namespace farmdb::sql
