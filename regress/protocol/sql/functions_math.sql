@@ -1,0 +1,48 @@
+-- Math functions and operators on constants: result types, rounding, NULLs and each error.
+SELECT abs(-5) AS i4, abs(-5::int8) AS i8, abs(-5::int2) AS i2, abs(-2.5) AS num, abs(-2.5::float8) AS f8, abs(-2.5::float4) AS f4, abs('-3') AS unknown_arg;
+SELECT round(2.5) AS num_half, round(-2.5) AS num_neg_half, round(2.5::float8) AS f8_even, round(3.5::float8) AS f8_odd, round(2.567, 2) AS num_scale, round(1234.5, -2) AS neg_scale, round(1.5, 3) AS pad_scale;
+SELECT round(5) AS int_arg, trunc(2.7) AS tr, trunc(-2.7) AS tr_neg, trunc(2.789, 2) AS tr_scale, trunc(1234.5, -2) AS tr_neg_scale, trunc(1.5, 3) AS tr_pad, trunc(-2.7::float8) AS tr_f8;
+SELECT ceil(1.2) AS c, ceil(-1.2) AS c_neg, ceiling(1.0) AS c_exact, ceil(1.2::float8) AS c_f8, floor(1.8) AS f, floor(-1.2) AS f_neg, floor(-1.2::float8) AS f_f8;
+SELECT sign(-3) AS s_int, sign(0.0) AS s_zero, sign(2.5) AS s_num, sign(-2.5::float8) AS s_f8, sign('NaN'::numeric) AS s_nan;
+SELECT sqrt(16) AS sq_int, sqrt(2) AS sq2, sqrt(2.0) AS sq_num, sqrt(16.0) AS sq_num_exact, sqrt(0.0) AS sq_zero, |/ 25 AS sq_op, cbrt(27) AS cb, ||/ 64 AS cb_op;
+SELECT power(2, 10) AS p_int, power(2.0, 10) AS p_num, 2 ^ 10 AS op_int, 2.0 ^ 3 AS op_num, 2 ^ 0.5 AS op_mixed, power(2.5, 2) AS p_sq, pow(4, 0.5) AS pow_alias, 9 ^ -1 AS neg_exp;
+SELECT 0 ^ 0 AS zero_zero, 1.5 ^ 0 AS num_zero_exp, (-8.0) ^ 3.0 AS neg_base_num_int, (-2) ^ 3 AS neg_base_int, 0.0 ^ 2 AS zero_num;
+SELECT exp(1) AS e_f8, exp(1.0) AS e_num, exp(0) AS exp0, ln(10) AS ln_f8, ln(2.0) AS ln_num, log(100) AS log_f8, log(100.0) AS log_num, log(2, 8) AS log_base, log10(1000) AS log10;
+SELECT mod(10, 3) AS m, mod(-10, 3) AS m_neg, mod(10.5, 3) AS m_num, mod(10::int8, 4) AS m8, 10 % 4 AS op_mod, div(10, 3) AS d, div(-7.5, 2) AS d_neg, div(9, 3) AS d_exact;
+SELECT pi() AS pi, degrees(pi()) AS deg, radians(180) AS rad, random() >= 0 AND random() < 1 AS random_range, random() IS NOT NULL AS random_not_null;
+SELECT greatest(1, 5, 3) AS g, least(1, 5, 3) AS l, greatest(1, NULL, 3) AS g_null, least(NULL::int, NULL) AS l_all_null, greatest(1, 2.5) AS g_mixed, greatest('a', 'b') AS g_text, least(DATE '2024-01-02', '2024-01-01') AS l_date;
+SELECT @ -5 AS at_abs, @ -2.5 AS at_num, 5 & 3 AS band, 5 | 3 AS bor, 5 # 3 AS bxor, ~ 5 AS bnot, 1 << 4 AS shl, 256 >> 2 AS shr, -16 >> 2 AS shr_neg;
+SELECT 1::int8 << 40 AS shl8, 1 << 33 AS shl_wrap, 32767::int2 << 1 AS shl2, 6::int2 & 3::int2 AS band2, 5::int8 | 2 AS bor_mixed;
+SELECT abs(NULL::int) AS n1, round(NULL::numeric, 2) AS n2, power(2, NULL) AS n3, sqrt(NULL) AS n4, mod(NULL, 2) AS n5, NULL::int & 1 AS n6;
+SELECT 'NaN'::float8 ^ 0 AS nan_pow0, 1 ^ 'NaN'::float8 AS one_pow_nan, sqrt('Infinity'::float8) AS sqrt_inf, exp('-Infinity'::float8) AS exp_neg_inf, ceil('NaN'::numeric) AS ceil_nan;
+SELECT power(1.0001, 10000) AS exact_power, 1.5 ^ 40 AS big_power, 0.5 ^ 60 AS tiny_power, 2 ^ -2.0 AS neg_num_power, power(10.0, 20) AS ten_pow;
+\set ON_ERROR_STOP 0
+SELECT sqrt(-1);
+SELECT sqrt(-1.0);
+SELECT |/ -4;
+SELECT ln(0);
+SELECT ln(-1);
+SELECT ln(0.0);
+SELECT log(10, -10.0);
+SELECT log(1, 10);
+SELECT log10(0);
+SELECT power(0, -1);
+SELECT 0.0 ^ -1;
+SELECT (-8) ^ 0.5;
+SELECT power(-8.0, 0.5);
+SELECT exp(1000);
+SELECT exp(-1000);
+SELECT 10::float8 ^ 400;
+SELECT mod(1, 0);
+SELECT mod(1.5, 0);
+SELECT div(1, 0);
+SELECT abs(-2147483648);
+SELECT @ (-32768)::int2;
+SELECT abs(-9223372036854775808);
+SELECT 1.5 & 1;
+SELECT ~ 1.5;
+SELECT 'a' ^ 'b';
+SELECT greatest(1, 'a'::text);
+SELECT round(1.5, 'x');
+SELECT abs('x');
+\set ON_ERROR_STOP 1
