@@ -66,7 +66,7 @@ std::expected<BoundExprPtr, Error> Binder::BindFunction(const Expr& expr) {
     session_sigs.push_back(&sig);
     builtins.push_back(nullptr);
   }
-  for (auto table : {StringFunctions(), MathFunctions(), DateTimeFunctions()}) {
+  for (auto table : {StringFunctions(), MathFunctions(), DateTimeFunctions(), FormattingFunctions()}) {
     for (const Builtin& b : table) {
       if (b.name != expr.text) continue;
       candidates.push_back({b.args, b.variadic_any});

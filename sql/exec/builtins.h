@@ -30,10 +30,11 @@ struct Builtin {
 };
 
 // Functions callable by name, per area (functions_string.cc, functions_math.cc,
-// functions_datetime.cc).
+// functions_datetime.cc, to_char.cc).
 std::span<const Builtin> StringFunctions();
 std::span<const Builtin> MathFunctions();
 std::span<const Builtin> DateTimeFunctions();
+std::span<const Builtin> FormattingFunctions();  // to_char (to_char.cc)
 // Operators beyond + - * / % comparisons and ||: ^ @ |/ ||/ and the integer bit operators
 // (functions_math.cc), the LIKE family ~~ !~~ ~~* !~~* (functions_string.cc). Prefix
 // operators have one argument.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sql/exec/builtins.h"
+#include "sql/exec/datetime_fields.h"
 #include "sql/types/datetime.h"
 
 namespace farmdb::sql {
@@ -17,10 +18,7 @@ using Args = std::span<const Value>;
 using Result = std::expected<Value, Error>;
 
 constexpr int64_t kJulianOf2000 = 2451545;  // date2j(2000, 1, 1)
-constexpr int64_t kMicrosPerSecond = 1'000'000;
 constexpr int64_t kSecondsPer1970To2000 = 946'684'800;
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
 
 int64_t TransactionStart(const ExecContext& ctx) { return ctx.transaction_start != 0 ? ctx.transaction_start : ClockNow(); }
 
@@ -39,34 +37,6 @@ Result LocalTimestamp(Args, const BoundExpr&, ExecContext& ctx) {
 }
 Result CurrentDate(Args, const BoundExpr&, ExecContext& ctx) {
   return Value::Int(kDate, FloorDiv(LocalMicros(TransactionStart(ctx), ctx.output.time_zone), kMicrosPerDay));
-}
-
-// A finite timestamp split into calendar fields (year 0 = 1 BC, as PostgreSQL's tm_year).
-struct Fields {
-  int64_t days;  // since 2000-01-01
-  int64_t year, month, day, hour, minute, second, micros;  // micros: within the second
-};
-
-Fields Split(int64_t local) {
-  Fields f{};
-  f.days = FloorDiv(local, kMicrosPerDay);
-  int64_t in_day = local - f.days * kMicrosPerDay;
-  Civil c = CivilFromDays(f.days);
-  f.year = c.year, f.month = c.month, f.day = c.day;
-  f.hour = in_day / (3600 * kMicrosPerSecond);
-  f.minute = in_day / (60 * kMicrosPerSecond) % 60;
-  f.second = in_day / kMicrosPerSecond % 60;
-  f.micros = in_day % kMicrosPerSecond;
-  return f;
-}
-
-int64_t IsoDow(int64_t days) { return (days % 7 + 7 + 5) % 7 + 1; }  // 2000-01-01 was a Saturday (6)
-
-// date2isoweek / date2isoyear: the ISO week's Thursday decides its year.
-std::pair<int64_t, int64_t> IsoWeekYear(int64_t days) {
-  int64_t thursday = days + 4 - IsoDow(days);
-  int64_t year = CivilFromDays(thursday).year;
-  return {(thursday - DaysFromCivil(year, 1, 1)) / 7 + 1, year};
 }
 
 // Field names as DecodeUnits/DecodeSpecial accept them (the common spellings).
@@ -128,10 +98,10 @@ Error UnitNotSupported(std::string_view unit, TypeId type) {
 
 // A decimal fraction num / 10^scale as numeric (int64_div_fast_to_numeric).
 Numeric Scaled(int64_t num, int scale) {
-  std::string digits = std::to_string(num < 0 ? -num : num);
-  if (static_cast<int>(digits.size()) <= scale) digits.insert(0, scale - digits.size() + 1, '0');
-  digits.insert(digits.size() - scale, ".");
-  return *Numeric::Parse((num < 0 ? "-" : "") + digits);
+  uint64_t magnitude = num < 0 ? 0 - static_cast<uint64_t>(num) : static_cast<uint64_t>(num);
+  uint64_t unit = 1;
+  for (int i = 0; i < scale; ++i) unit *= 10;
+  return *Numeric::Parse(fmt::format("{}{}.{:0{}}", num < 0 ? "-" : "", magnitude / unit, magnitude % unit, scale));
 }
 
 // timestamp_part_common / extract_date: the value of `unit` as numeric, or as float8 for
@@ -154,7 +124,7 @@ Result Part(std::string_view unit_name, TypeId type, int64_t value, std::optiona
     }
   }
   int64_t local = is_date ? value * kMicrosPerDay : value;
-  Fields f = Split(local);
+  CalendarFields f = Split(local);
   int64_t sec_micros = f.second * kMicrosPerSecond + f.micros;
   auto out = [&](int64_t v) -> Result {
     return numeric ? Value::Num(Numeric::FromInt(v)) : Value::Float(kFloat8, static_cast<double>(v));
@@ -236,7 +206,7 @@ Result DatePart(Args a, const BoundExpr&, ExecContext& ctx) {
 
 // timestamp_trunc: local fields below the unit reset. std::nullopt: not a truncation unit.
 std::optional<int64_t> Truncate(Unit unit, int64_t local) {
-  Fields f = Split(local);
+  CalendarFields f = Split(local);
   int64_t day_start = f.days * kMicrosPerDay;
   auto year_start = [](int64_t year) { return DaysFromCivil(year, 1, 1) * kMicrosPerDay; };
   switch (unit) {

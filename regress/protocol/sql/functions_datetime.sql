@@ -30,7 +30,15 @@ SELECT now() AS t1 \gset
 SELECT pg_sleep(0.01);
 SELECT now() = :'t1'::timestamptz AS now_fixed_in_txn, clock_timestamp() > :'t1'::timestamptz AS clock_moves, statement_timestamp() > :'t1'::timestamptz AS stmt_moves;
 COMMIT;
+SELECT to_char(TIMESTAMP '2024-03-05 13:04:09.123456', 'YYYY-MM-DD HH24:MI:SS.US') AS iso, to_char(TIMESTAMP '2024-03-05 13:04:09.123456', 'FMDD FMMonth YYYY HH12:MI AM') AS fm_text;
+SELECT to_char(TIMESTAMP '2024-03-05 00:04:09', 'Day Dy DAY DY day dy D ID') AS days, to_char(TIMESTAMP '2024-03-05 00:04:09', 'Month|MONTH|month|Mon|MON|mon|MM|RM|rm|FMRM|Q') AS months;
+SELECT to_char(TIMESTAMP '2024-03-05 00:04:09', 'HH HH12 hh24 PM pm A.M. a.m. P.M.') AS hours, to_char(TIMESTAMP '2024-12-31 12:00:00', 'DDD IDDD IW WW W J CC IYYY IYY IY I Y,YYY YYY YY Y') AS weeks_years;
+SELECT to_char(TIMESTAMP '2024-03-01', 'DDth DDTH FMDDth') AS ordinals, to_char(TIMESTAMP '2024-03-02', 'FMDDth') AS nd, to_char(TIMESTAMP '2024-03-03', 'FMDDth') AS rd, to_char(TIMESTAMP '2024-03-11', 'FMDDth') AS teen, to_char(TIMESTAMP '2024-03-22', 'FMDDth') AS twenty_nd;
+SELECT to_char(TIMESTAMP '2024-03-05 13:04:09.123456', 'FF1 FF2 FF3 FF4 FF5 FF6 MS US SSSS SSSSS') AS fractions, to_char(TIMESTAMP '2024-03-05', '"Year" YYYY "is \"quoted\"" \"x') AS quoted, to_char(TIMESTAMP '2024-03-05', 'YYYY BC AD b.c.') AS era;
+SELECT to_char(DATE '0044-03-15 BC', 'YYYY BC B.C. CC') AS bc, to_char(TIMESTAMP '2024-03-05', '') AS empty_format, to_char('infinity'::timestamp, 'YYYY') AS infinite, to_char(TIMESTAMP '2024-03-05', 'xyz FX fm') AS literals;
+SELECT to_char(TIMESTAMPTZ '2024-03-05 13:04:09+00', 'YYYY-MM-DD HH24:MI:SS TZ tz TZH:TZM OF') AS tz_utc, to_char(TIMESTAMP '2024-03-05 13:04:09', 'TZ|TZH|TZM|OF') AS no_zone, to_char(NULL::timestamp, 'YYYY') AS null_ts;
 SET TimeZone = 'America/New_York';
+SELECT to_char(TIMESTAMPTZ '2024-07-05 13:04:09+00', 'YYYY-MM-DD HH24:MI:SS TZ OF') AS ny_summer, to_char(TIMESTAMPTZ '2024-01-05 13:04:09+00', 'HH24 TZ TZH:TZM') AS ny_winter;
 SELECT date_trunc('day', TIMESTAMPTZ '2024-03-15 02:30:00+00') AS ny_day, date_trunc('day', TIMESTAMPTZ '2024-03-15 02:30:00+00', 'UTC') AS utc_day, date_trunc('hour', TIMESTAMPTZ '2024-03-10 07:30:00+00') AS dst_hour;
 SELECT date_trunc('month', TIMESTAMPTZ '2024-03-15 02:30:00+00') AS ny_month, extract(hour FROM TIMESTAMPTZ '2024-03-15 02:30:00+00') AS ny_hour, extract(timezone_hour FROM TIMESTAMPTZ '2024-03-15 02:30:00+00') AS tzh,
        extract(timezone FROM TIMESTAMPTZ '2024-01-15 02:30:00+00') AS tz_winter, extract(day FROM TIMESTAMPTZ '2024-03-15 02:30:00+00') AS ny_dom;
