@@ -144,6 +144,56 @@ Result Radians(Args a, const BoundExpr&, ExecContext&) {
   return Float8(v * (std::numbers::pi / 180.0), std::isinf(v), v == 0);
 }
 
+Error WidthBucketError(std::string message) { return MakeError("2201G", std::move(message)); }
+
+// width_bucket(operand, b1, b2, count): 0 below the range, count + 1 above it, else the
+// bucket of count equal ones (b1 > b2 counts downwards), as width_bucket_float8/_numeric.
+Result AboveRange(int64_t count) {
+  if (count == INT32_MAX) return std::unexpected(MakeError("22003", "integer out of range"));
+  return Value::Int(kInt4, count + 1);
+}
+
+Result FloatWidthBucket(Args a, const BoundExpr&, ExecContext&) {
+  double x = a[0].AsFloat(), b1 = a[1].AsFloat(), b2 = a[2].AsFloat();
+  int64_t count = a[3].AsInt();
+  if (count <= 0) return std::unexpected(WidthBucketError("count must be greater than zero"));
+  if (std::isnan(x) || std::isnan(b1) || std::isnan(b2)) {
+    return std::unexpected(WidthBucketError("operand, lower bound, and upper bound cannot be NaN"));
+  }
+  if (std::isinf(b1) || std::isinf(b2)) return std::unexpected(WidthBucketError("lower and upper bounds must be finite"));
+  if (b1 == b2) return std::unexpected(WidthBucketError("lower bound cannot equal upper bound"));
+  bool up = b1 < b2;
+  if (up ? x < b1 : x > b1) return Value::Int(kInt4, 0);
+  if (up ? x >= b2 : x <= b2) return AboveRange(count);
+  double lo = up ? b1 : b2, hi = up ? b2 : b1, from = up ? x - b1 : b1 - x;
+  // Halved when the span overflows, as PostgreSQL does.
+  double fraction = std::isinf(hi - lo) ? (up ? x / 2 - b1 / 2 : b1 / 2 - x / 2) / (hi / 2 - lo / 2) : from / (hi - lo);
+  auto bucket = static_cast<int64_t>(static_cast<double>(count) * fraction);
+  return Value::Int(kInt4, std::min(bucket, count - 1) + 1);
+}
+
+Result NumWidthBucket(Args a, const BoundExpr&, ExecContext&) {
+  const Numeric &x = a[0].AsNumeric(), &b1 = a[1].AsNumeric(), &b2 = a[2].AsNumeric();
+  int64_t count = a[3].AsInt();
+  if (count <= 0) return std::unexpected(WidthBucketError("count must be greater than zero"));
+  if (x.IsNaN() || b1.IsNaN() || b2.IsNaN()) {
+    return std::unexpected(WidthBucketError("operand, lower bound, and upper bound cannot be NaN"));
+  }
+  auto order = b1.Compare(b2);
+  if (order == 0) return std::unexpected(WidthBucketError("lower bound cannot equal upper bound"));
+  bool up = order < 0;
+  if (up ? x.Compare(b1) < 0 : x.Compare(b1) > 0) return Value::Int(kInt4, 0);
+  if (up ? x.Compare(b2) >= 0 : x.Compare(b2) <= 0) return AboveRange(count);
+  // compute_bucket: floor(count * (x - b1) / (b2 - b1) + 1), the division rounded at its
+  // select_div_scale as div_var rounds it (so a quotient a hair below an integer can reach it).
+  Numeric scaled = (up ? x.Sub(b1) : b1.Sub(x)).Mul(Numeric::FromInt(count));
+  auto quotient = scaled.Div(up ? b2.Sub(b1) : b1.Sub(b2));
+  if (!quotient) return std::unexpected(quotient.error());
+  auto bucket = NumericCeilFloor(quotient->Add(Numeric::FromInt(1)), false).ToInt64();
+  if (!bucket || *bucket > INT32_MAX) return std::unexpected(MakeError("22003", "integer out of range"));
+  return Value::Int(kInt4, *bucket);
+}
+
 // GREATEST/LEAST: NULLs are ignored; NULL only when all are.
 template <bool kGreatest>
 Result MinMax(Args a, const BoundExpr& e, ExecContext&) {
@@ -225,6 +275,8 @@ std::span<const Builtin> MathFunctions() {
       {"div", {kNumeric, kNumeric}, kNumeric, NumDiv},
       {"pi", {}, kFloat8, Pi},
       {"random", {}, kFloat8, Random},
+      {"width_bucket", {kFloat8, kFloat8, kFloat8, kInt4}, kInt4, FloatWidthBucket},
+      {"width_bucket", {kNumeric, kNumeric, kNumeric, kInt4}, kInt4, NumWidthBucket},
       {"degrees", {kFloat8}, kFloat8, Degrees},
       {"radians", {kFloat8}, kFloat8, Radians},
       // Bound by Binder::BindMinMax over the arguments' common type.

@@ -16,7 +16,15 @@ SELECT 1::int8 << 40 AS shl8, 1 << 33 AS shl_wrap, 32767::int2 << 1 AS shl2, 6::
 SELECT abs(NULL::int) AS n1, round(NULL::numeric, 2) AS n2, power(2, NULL) AS n3, sqrt(NULL) AS n4, mod(NULL, 2) AS n5, NULL::int & 1 AS n6;
 SELECT 'NaN'::float8 ^ 0 AS nan_pow0, 1 ^ 'NaN'::float8 AS one_pow_nan, sqrt('Infinity'::float8) AS sqrt_inf, exp('-Infinity'::float8) AS exp_neg_inf, ceil('NaN'::numeric) AS ceil_nan;
 SELECT power(1.0001, 10000) AS exact_power, 1.5 ^ 40 AS big_power, 0.5 ^ 60 AS tiny_power, 2 ^ -2.0 AS neg_num_power, power(10.0, 20) AS ten_pow;
+SELECT width_bucket(5.35, 0.024, 10.06, 5) AS wb_num, width_bucket(5.35::float8, 0.024, 10.06, 5) AS wb_f8, width_bucket(-1, 0, 10, 5) AS wb_below, width_bucket(10, 0, 10, 5) AS wb_above, width_bucket(3, 10, 0, 5) AS wb_reversed;
+SELECT width_bucket(9.999999999999999999, 0, 10, 5) AS wb_rounded, width_bucket('Infinity'::float8, 0, 2, 2) AS wb_inf_operand, width_bucket(1e308::float8, -1e308::float8, 1e308::float8, 10) AS wb_huge_span, width_bucket(NULL, 0, 1, 2) AS wb_null;
 \set ON_ERROR_STOP 0
+SELECT width_bucket(1, 1, 1, 5);
+SELECT width_bucket(1, 0, 2, 0);
+SELECT width_bucket('NaN'::float8, 0, 2, 2);
+SELECT width_bucket(1, 0, 'Infinity'::float8, 2);
+SELECT width_bucket(1.0, 0, 'NaN'::numeric, 2);
+SELECT width_bucket(20, 0, 10, 2147483647);
 SELECT sqrt(-1);
 SELECT sqrt(-1.0);
 SELECT |/ -4;
