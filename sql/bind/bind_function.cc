@@ -99,7 +99,12 @@ std::expected<BoundExprPtr, Error> Binder::BindBuiltinCall(const Builtin& b, std
   BoundExprPtr e = MakeBound(BoundKind::kBuiltin, b.result, location);
   e->builtin = &b;
   for (size_t i = 0; i < args.size(); ++i) {
-    // VARIADIC "any": unknown literals become text, the rest keep their types.
+    // VARIADIC "any": unknown literals become text, the rest keep their types; a parameter
+    // has nothing to take its type from.
+    if (i >= b.args.size() && args[i]->kind == BoundKind::kParam && args[i]->type == TypeId::kUnknown) {
+      return std::unexpected(ErrorAt("42P18", fmt::format("could not determine data type of parameter ${}",
+                                                          args[i]->param_index + 1), args[i]->location));
+    }
     auto c = i < b.args.size() ? Coerce(std::move(args[i]), b.args[i]) : ResolveUnknown(std::move(args[i]));
     if (!c) return c;
     e->args.push_back(std::move(*c));

@@ -23,13 +23,15 @@ std::expected<BoundExprPtr, Error> Binder::BindOperator(const Expr& expr) {
   }
   const std::string& op = expr.text;
   if (args.size() == 1) {
+    if (op != "-" && op != "+") return BindExtraOperator(op, std::move(args), expr.location);
     TypeId t = args[0]->type;
+    // Prefix + exists for the numeric types only (float8 preferred); prefix - for interval too.
+    if (t == TypeId::kUnknown && op == "+") return CoerceOrFail(std::move(args[0]), TypeId::kFloat8);
     if (t == TypeId::kUnknown) {
       Error e = ErrorAt("42725", fmt::format("operator is not unique: {} unknown", op), expr.location);
       e.hint = "Could not choose a best candidate operator. You might need to add explicit type casts.";
       return std::unexpected(e);
     }
-    if (op != "-" && op != "+") return BindExtraOperator(op, std::move(args), expr.location);
     if (!IsNumeric(t)) {
       Error e = ErrorAt("42883", fmt::format("operator does not exist: {} {}", op, Info(t).sql_name), expr.location);
       e.hint = kNoOperatorHint;

@@ -27,6 +27,17 @@ class ExpressionTest : public ::testing::Test {
     if (!bound) return std::unexpected(bound.error());
     return std::move(bound->targets[0]);
   }
+  // The parameter types binding `SELECT <expr>` infers for $1, $2 sent without types.
+  std::expected<std::vector<TypeId>, Error> ParamTypes(const std::string& expr) {
+    source_ = "SELECT " + expr;
+    auto parsed = Parse(source_);
+    if (!parsed) return std::unexpected(parsed.error());
+    std::vector<TypeId> params;
+    Binder binder(source_, params, 2, options_);
+    auto bound = binder.BindSelect(std::get<SelectStmt>((*parsed)[0].node));
+    if (!bound) return std::unexpected(bound.error());
+    return params;
+  }
   TypeId TypeOf(const std::string& expr) {
     auto e = Bind(expr);
     EXPECT_TRUE(e.has_value()) << expr << ": " << (e ? "" : e.error().message);
@@ -82,6 +93,39 @@ TEST_F(ExpressionTest, ResultTypesFollowPostgresResolution) {
   for (const Case& c : cases) EXPECT_EQ(TypeOf(c.expr), c.type) << c.expr;
 }
 
+TEST_F(ExpressionTest, ParameterTypesAsPostgresInfersThem) {
+  // PostgreSQL 15: PREPARE p AS SELECT <expr>; SELECT parameter_types FROM pg_prepared_statements.
+  using enum TypeId;
+  struct Case {
+    const char* expr;
+    std::vector<TypeId> types;
+  };
+  const Case cases[] = {
+      {"$1 LIKE 'a%'", {kText}},          {"'a' LIKE $1", {kText}},
+      {"length($1)", {kText}},            {"$1 IN (1, 2)", {kInt4}},
+      {"1 IN ($1, 2.5)", {kNumeric}},     {"$1 BETWEEN 1 AND 10", {kInt4}},
+      {"$1 IS DISTINCT FROM 1.5", {kNumeric}}, {"$1 IS TRUE", {kBool}},
+      {"greatest($1, 1)", {kInt4}},       {"abs($1)", {kFloat8}},
+      {"substr($1, 2)", {kText}},         {"$1 ^ 2", {kFloat8}},
+      {"2 ^ $1", {kFloat8}},              {"$1 & 1", {kInt4}},
+      {"$1 IN ('a', 'b')", {kText}},      {"round($1, 2)", {kNumeric}},
+      {"left($1, $2)", {kText, kInt4}},   {"$1 ~~ $2", {kText, kText}},
+      {"mod($1, 3)", {kInt4}},            {"width_bucket($1, 0, 10, 5)", {kFloat8}},
+      {"position($1 in 'abc')", {kText}}, {"@ $1", {kFloat8}},
+      {"$1 IN ($2, 3)", {kInt4, kInt4}},  {"lpad($1, 5)", {kText}},
+  };
+  for (const Case& c : cases) {
+    auto types = ParamTypes(c.expr);
+    ASSERT_TRUE(types.has_value()) << c.expr << ": " << types.error().message;
+    EXPECT_EQ(*types, c.types) << c.expr;
+  }
+  // A parameter only ever passed as VARIADIC "any" has no type to infer.
+  auto unknown = ParamTypes("concat($1, 1)");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_EQ(unknown.error().sqlstate, "42P18");
+  EXPECT_EQ(unknown.error().message, "could not determine data type of parameter $1");
+}
+
 TEST_F(ExpressionTest, NowIsTheTransactionStart) {
   EXPECT_EQ(Eval("now()"), "2024-03-15 13:45:12.5+00");
   EXPECT_EQ(Eval("CURRENT_TIMESTAMP"), "2024-03-15 13:45:12.5+00");
@@ -98,6 +142,8 @@ TEST_F(ExpressionTest, TypesFarmdbLacksAreNamed) {
   EXPECT_EQ(Eval("now() - now()"), "ERROR 0A000: type interval is not supported yet");
   EXPECT_EQ(Eval("DATE '2024-01-02' - TIMESTAMP '2024-01-01'"), "ERROR 0A000: type interval is not supported yet");
   EXPECT_EQ(Eval("CURRENT_TIME"), "ERROR 0A000: this SQL value function is not supported yet");
+  EXPECT_EQ(Eval("to_char(1.5, '9.9')"), "ERROR 0A000: to_char for numbers is not supported yet");
+  EXPECT_EQ(TypeOf("to_char(1.5, '9.9')"), TypeId::kText);
 }
 
 TEST_F(ExpressionTest, InListWithoutCommonTypeComparesItemByItem) {

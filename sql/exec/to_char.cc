@@ -1,7 +1,7 @@
 // to_char(timestamp | timestamptz, text) as PostgreSQL 15's formatting.c (DCH_to_char): the
 // template is read as keywords (first match in formatting.c's keyword order), FM/TM
 // prefixes, TH/th suffixes, "quoted" text and literal characters. Names are English (the C
-// locale's TM output). to_char for numbers and intervals is not here.
+// locale's TM output). to_char for numbers resolves but fails with 0A000; intervals do not exist.
 #include <array>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -251,12 +251,22 @@ Result ToCharTimestamp(Args a, const BoundExpr&, ExecContext& ctx) {
   return Value::Str(TypeId::kText, ToChar(tmpl, m));
 }
 
+// Present so that calls resolve as in PostgreSQL (to_char(1.5, ...) is the numeric one).
+Result NumberToCharNotSupported(Args, const BoundExpr&, ExecContext&) {
+  return std::unexpected(MakeError("0A000", "to_char for numbers is not supported yet"));
+}
+
 }  // namespace
 
 std::span<const Builtin> FormattingFunctions() {
   static const std::vector<Builtin> kFunctions = {
       {"to_char", {TypeId::kTimestamp, TypeId::kText}, TypeId::kText, ToCharTimestamp},
       {"to_char", {TypeId::kTimestampTz, TypeId::kText}, TypeId::kText, ToCharTimestamp},
+      {"to_char", {TypeId::kInt4, TypeId::kText}, TypeId::kText, NumberToCharNotSupported},
+      {"to_char", {TypeId::kInt8, TypeId::kText}, TypeId::kText, NumberToCharNotSupported},
+      {"to_char", {TypeId::kFloat4, TypeId::kText}, TypeId::kText, NumberToCharNotSupported},
+      {"to_char", {TypeId::kFloat8, TypeId::kText}, TypeId::kText, NumberToCharNotSupported},
+      {"to_char", {TypeId::kNumeric, TypeId::kText}, TypeId::kText, NumberToCharNotSupported},
   };
   return kFunctions;
 }

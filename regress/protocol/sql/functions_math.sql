@@ -11,7 +11,7 @@ SELECT exp(1) AS e_f8, exp(1.0) AS e_num, exp(0) AS exp0, ln(10) AS ln_f8, ln(2.
 SELECT mod(10, 3) AS m, mod(-10, 3) AS m_neg, mod(10.5, 3) AS m_num, mod(10::int8, 4) AS m8, 10 % 4 AS op_mod, div(10, 3) AS d, div(-7.5, 2) AS d_neg, div(9, 3) AS d_exact;
 SELECT pi() AS pi, degrees(pi()) AS deg, radians(180) AS rad, random() >= 0 AND random() < 1 AS random_range, random() IS NOT NULL AS random_not_null;
 SELECT greatest(1, 5, 3) AS g, least(1, 5, 3) AS l, greatest(1, NULL, 3) AS g_null, least(NULL::int, NULL) AS l_all_null, greatest(1, 2.5) AS g_mixed, greatest('a', 'b') AS g_text, least(DATE '2024-01-02', '2024-01-01') AS l_date;
-SELECT @ -5 AS at_abs, @ -2.5 AS at_num, 5 & 3 AS band, 5 | 3 AS bor, 5 # 3 AS bxor, ~ 5 AS bnot, 1 << 4 AS shl, 256 >> 2 AS shr, -16 >> 2 AS shr_neg;
+SELECT + '5' AS plus_unknown, @ '-5' AS at_unknown, |/ '4' AS sqrt_unknown, @ -5 AS at_abs, @ -2.5 AS at_num, 5 & 3 AS band, 5 | 3 AS bor, 5 # 3 AS bxor, ~ 5 AS bnot, 1 << 4 AS shl, 256 >> 2 AS shr, -16 >> 2 AS shr_neg;
 SELECT 1::int8 << 40 AS shl8, 1 << 33 AS shl_wrap, 32767::int2 << 1 AS shl2, 6::int2 & 3::int2 AS band2, 5::int8 | 2 AS bor_mixed;
 SELECT abs(NULL::int) AS n1, round(NULL::numeric, 2) AS n2, power(2, NULL) AS n3, sqrt(NULL) AS n4, mod(NULL, 2) AS n5, NULL::int & 1 AS n6;
 SELECT 'NaN'::float8 ^ 0 AS nan_pow0, 1 ^ 'NaN'::float8 AS one_pow_nan, sqrt('Infinity'::float8) AS sqrt_inf, exp('-Infinity'::float8) AS exp_neg_inf, ceil('NaN'::numeric) AS ceil_nan;
@@ -49,6 +49,8 @@ SELECT @ (-32768)::int2;
 SELECT abs(-9223372036854775808);
 SELECT 1.5 & 1;
 SELECT ~ 1.5;
+SELECT ~ '5';
+SELECT - '5';
 SELECT 'a' ^ 'b';
 SELECT greatest(1, 'a'::text);
 SELECT round(1.5, 'x');
