@@ -240,6 +240,7 @@ Result DateTrunc(Args a, const BoundExpr& e, ExecContext& ctx) {
   if (e.type == kTimestamp) {
     auto t = Truncate(*unit, v);
     if (!t) return std::unexpected(UnitNotSupported(unit_name, e.type));
+    if (!IsValidTimestamp(*t)) return std::unexpected(MakeError("22008", "timestamp out of range"));
     return Value::Int(kTimestamp, *t);
   }
   TimeZone zone = ctx.output.time_zone;
@@ -254,7 +255,9 @@ Result DateTrunc(Args a, const BoundExpr& e, ExecContext& ctx) {
   // Units of a day or more start at a local midnight whose offset may differ (DST).
   bool redo_zone = *unit != Unit::kMicroseconds && *unit != Unit::kMilliseconds && *unit != Unit::kSecond &&
                    *unit != Unit::kMinute && *unit != Unit::kHour;
-  return Value::Int(kTimestampTz, redo_zone ? zone.ToUtc(*t) : *t - offset);
+  int64_t utc = redo_zone ? zone.ToUtc(*t) : *t - offset;
+  if (!IsValidTimestamp(utc)) return std::unexpected(MakeError("22008", "timestamp out of range"));
+  return Value::Int(kTimestampTz, utc);
 }
 
 Error DateOutOfRange(int64_t y, int64_t m, int64_t d) {
@@ -267,7 +270,8 @@ std::expected<int64_t, Error> MakeDays(int64_t y, int64_t m, int64_t d) {
   int64_t year = y < 0 ? y + 1 : y;
   if (d > DaysInMonth(year, m)) return std::unexpected(DateOutOfRange(y, m, d));
   int64_t days = DaysFromCivil(year, m, d);
-  if (!IsValidDate(days)) return std::unexpected(MakeError("22008", fmt::format("date out of range: {}-{:02}-{:02}", y, m, d)));
+  // This one names the year as PostgreSQL holds it (1 BC is 0).
+  if (!IsValidDate(days)) return std::unexpected(MakeError("22008", fmt::format("date out of range: {}-{:02}-{:02}", year, m, d)));
   return days;
 }
 
@@ -283,13 +287,15 @@ Result MakeTimestamp(Args a, const BoundExpr&, ExecContext&) {
   auto days = MakeDays(y, m, d);
   if (!days) return std::unexpected(days.error());
   // float_time_overflows: 24:00:00 is allowed, nothing later.
+  // PostgreSQL's snprintf spells non-finite seconds NaN / Infinity.
+  std::string sec_text = std::isnan(sec) ? "NaN" : std::isinf(sec) ? (sec > 0 ? "Infinity" : "-Infinity") : fmt::format("{:02}", sec);
   if (h < 0 || h > 24 || mi < 0 || mi > 59 || !(sec >= 0) || sec > 60 || (h == 24 && (mi > 0 || sec > 0))) {
-    return std::unexpected(MakeError("22008", fmt::format("time field value out of range: {}:{:02}:{:02}", h, mi, sec)));
+    return std::unexpected(MakeError("22008", fmt::format("time field value out of range: {}:{:02}:{}", h, mi, sec_text)));
   }
   int64_t micros = static_cast<int64_t>(std::nearbyint(sec * kMicrosPerSecond));
   int64_t ts = *days * kMicrosPerDay + (h * 3600 + mi * 60) * kMicrosPerSecond + micros;
   if (!IsValidTimestamp(ts)) {
-    return std::unexpected(MakeError("22008", fmt::format("timestamp out of range: \"{}-{:02}-{:02} {}:{:02}:{:02}\"", y, m, d, h, mi, sec)));
+    return std::unexpected(MakeError("22008", fmt::format("timestamp out of range: {}-{:02}-{:02} {}:{:02}:{}", y, m, d, h, mi, sec_text)));
   }
   return Value::Int(kTimestamp, ts);
 }

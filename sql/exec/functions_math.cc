@@ -47,9 +47,12 @@ Result FloatSign(Args a, const BoundExpr&, ExecContext&) {
   return Value::Float(kFloat8, v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0);
 }
 
+// round/trunc's scale argument, limited as numeric_round does: NUMERIC_DSCALE_MAX digits after
+// the point, one more than a numeric's largest weight before it.
 int ScaleArg(Args a) {
-  constexpr int64_t kMaxResultScale = 2000;  // NUMERIC_MAX_RESULT_SCALE
-  return a.size() > 1 ? static_cast<int>(std::clamp<int64_t>(a[1].AsInt(), -kMaxResultScale, kMaxResultScale)) : 0;
+  constexpr int64_t kDscaleMax = 0x3FFF;
+  constexpr int64_t kMinScale = -(0x7FFF + 1) * 4 - 1;
+  return a.size() > 1 ? static_cast<int>(std::clamp<int64_t>(a[1].AsInt(), kMinScale, kDscaleMax)) : 0;
 }
 
 Result NumRound(Args a, const BoundExpr&, ExecContext&) { return Value::Num(a[0].AsNumeric().Round(ScaleArg(a))); }
@@ -165,11 +168,12 @@ Result FloatWidthBucket(Args a, const BoundExpr&, ExecContext&) {
   bool up = b1 < b2;
   if (up ? x < b1 : x > b1) return Value::Int(kInt4, 0);
   if (up ? x >= b2 : x <= b2) return AboveRange(count);
-  double lo = up ? b1 : b2, hi = up ? b2 : b1, from = up ? x - b1 : b1 - x;
-  // Halved when the span overflows, as PostgreSQL does.
-  double fraction = std::isinf(hi - lo) ? (up ? x / 2 - b1 / 2 : b1 / 2 - x / 2) / (hi / 2 - lo / 2) : from / (hi - lo);
-  auto bucket = static_cast<int64_t>(static_cast<double>(count) * fraction);
-  return Value::Int(kInt4, std::min(bucket, count - 1) + 1);
+  // PostgreSQL 15's arithmetic, in this order; a quotient that overflows (huge bounds) ends as
+  // the x86 conversion of a non-finite double to int4 does, INT_MIN.
+  double bucket = up ? static_cast<double>(count) * (x - b1) / (b2 - b1) + 1
+                     : static_cast<double>(count) * (b1 - x) / (b1 - b2) + 1;
+  if (!(bucket >= INT32_MIN && bucket < 2147483648.0)) return Value::Int(kInt4, INT32_MIN);
+  return Value::Int(kInt4, static_cast<int64_t>(bucket));
 }
 
 Result NumWidthBucket(Args a, const BoundExpr&, ExecContext&) {

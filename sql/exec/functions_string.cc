@@ -209,6 +209,8 @@ Result LeftRight(Args a, const BoundExpr&, ExecContext&) {
   std::string_view s = Str(a[0]);
   std::vector<size_t> st = CharStarts(s);
   int64_t len = static_cast<int64_t>(st.size()) - 1, n = a[1].AsInt();
+  // right(s, INT_MIN) is all of s in PostgreSQL: text_right negates n in 32 bits.
+  if (!kLeft && n == INT32_MIN) return Text(std::string(s));
   int64_t keep = std::clamp<int64_t>(n >= 0 ? n : len + n, 0, len);
   if (kLeft) return Text(std::string(s.substr(0, st[keep])));
   return Text(std::string(s.substr(st[len - keep])));

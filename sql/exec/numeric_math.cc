@@ -124,14 +124,17 @@ std::expected<Value, Error> NumericPower(const Numeric& base, const Numeric& exp
     double f = base.IsZero() ? 0 : static_cast<double>(*exp_int * std::log10(std::fabs(b)));
     if (f > 32768.0 * 4) return std::unexpected(MakeError("22003", "value overflows numeric format"));
     int rscale = ClampScale(kMinSigDigits, base.scale());
-    // power_var_int: repeated squaring, kept to a working scale past rscale (guard digits
-    // for the rounding of every step), then 1/x for a negative exponent.
+    // A result far below the last digit kept is zero; computing |base|^|exp| first would not end.
+    if (f < -(rscale + 1.0)) return Value::Num(Numeric::FromInt(0).Round(rscale));
+    // power_var_int: repeated squaring, each step rounded to enough significant digits for
+    // the final rscale (1 + rscale + result weight + ln|exp| + 8, as numeric.c sizes them).
     int64_t n = *exp_int < 0 ? -*exp_int : *exp_int;
-    int working = rscale + 2 * static_cast<int>(std::to_string(n).size()) + 8;
+    int sig_digits = 1 + rscale + static_cast<int>(f) + static_cast<int>(std::log(static_cast<double>(std::max<int64_t>(n, 1)))) + 8;
+    auto keep = [&](const Numeric& v) { return v.Round(std::max(sig_digits - DecimalWeight(v) - 1, rscale)); };
     Numeric result = Numeric::FromInt(1), square = base;
     for (int64_t e = n; e > 0; e >>= 1) {
-      if (e & 1) result = result.Mul(square).Round(working);
-      if (e > 1) square = square.Mul(square).Round(working);
+      if (e & 1) result = keep(result.Mul(square));
+      if (e > 1) square = keep(square.Mul(square));
     }
     if (*exp_int < 0) {
       auto inverse = Numeric::FromInt(1).Div(result);

@@ -57,4 +57,8 @@ SELECT make_date(2024, 13, 1);
 SELECT make_timestamp(2024, 1, 1, 25, 0, 0);
 SELECT make_timestamp(2024, 1, 1, 0, 0, 60.5);
 SELECT date_trunc('day', 1);
+SELECT date_trunc('millennium', TIMESTAMP '4713-01-01 BC');
+SELECT make_date(-4714, 1, 1);
+SELECT make_timestamp(294277, 1, 1, 0, 0, 0);
+SELECT make_timestamp(2024, 1, 1, 0, 0, 'NaN');
 \set ON_ERROR_STOP 1

@@ -18,6 +18,8 @@ SELECT 'NaN'::float8 ^ 0 AS nan_pow0, 1 ^ 'NaN'::float8 AS one_pow_nan, sqrt('In
 SELECT power(1.0001, 10000) AS exact_power, 1.5 ^ 40 AS big_power, 0.5 ^ 60 AS tiny_power, 2 ^ -2.0 AS neg_num_power, power(10.0, 20) AS ten_pow;
 SELECT width_bucket(5.35, 0.024, 10.06, 5) AS wb_num, width_bucket(5.35::float8, 0.024, 10.06, 5) AS wb_f8, width_bucket(-1, 0, 10, 5) AS wb_below, width_bucket(10, 0, 10, 5) AS wb_above, width_bucket(3, 10, 0, 5) AS wb_reversed;
 SELECT width_bucket(9.999999999999999999, 0, 10, 5) AS wb_rounded, width_bucket('Infinity'::float8, 0, 2, 2) AS wb_inf_operand, width_bucket(1e308::float8, -1e308::float8, 1e308::float8, 10) AS wb_huge_span, width_bucket(NULL, 0, 1, 2) AS wb_null;
+SELECT width_bucket(0.3::float8, 0, 0.9, 3) AS wb_exact_edge, width_bucket(0.6::float8, 0.9, 0, 3) AS wb_reversed_f8, width_bucket(0, -1e308::float8, 1e308::float8, 10) AS wb_overflowing_span;
+SELECT power(1.0000001, 2147483647) AS huge_int_power, power(2.0, -2147483647) AS tiny_int_power, round(1.5, -2147483648) AS round_min_scale, length(trunc(1.5, 2147483647)::text) AS trunc_max_scale_len, right('abc', -2147483648) AS right_int_min;
 \set ON_ERROR_STOP 0
 SELECT width_bucket(1, 1, 1, 5);
 SELECT width_bucket(1, 0, 2, 0);
