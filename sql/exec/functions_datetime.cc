@@ -96,12 +96,13 @@ Error UnitNotSupported(std::string_view unit, TypeId type) {
   return MakeError("0A000", fmt::format("unit \"{}\" not supported for type {}", Lower(unit), Info(type).sql_name));
 }
 
-// A decimal fraction num / 10^scale as numeric (int64_div_fast_to_numeric).
-Numeric Scaled(int64_t num, int scale) {
-  uint64_t magnitude = num < 0 ? 0 - static_cast<uint64_t>(num) : static_cast<uint64_t>(num);
-  uint64_t unit = 1;
-  for (int i = 0; i < scale; ++i) unit *= 10;
-  return *Numeric::Parse(fmt::format("{}{}.{:0{}}", num < 0 ? "-" : "", magnitude / unit, magnitude % unit, scale));
+// An integer numeric divided by 10^scale exactly, keeping `scale` digits
+// (int64_div_fast_to_numeric).
+Numeric ScaledNumeric(const Numeric& integer, int scale) {
+  std::string digits(integer.digits());
+  if (static_cast<int>(digits.size()) <= scale) digits = std::string(scale - digits.size() + 1, '0') + digits;
+  size_t point = digits.size() - scale;
+  return *Numeric::Parse((integer.negative() ? "-" : "") + digits.substr(0, point) + "." + digits.substr(point));
 }
 
 // timestamp_part_common / extract_date: the value of `unit` as numeric, or as float8 for
@@ -123,14 +124,19 @@ Result Part(std::string_view unit_name, TypeId type, int64_t value, std::optiona
         return Value::Null(numeric ? kNumeric : kFloat8);
     }
   }
-  int64_t local = is_date ? value * kMicrosPerDay : value;
-  CalendarFields f = Split(local);
+  // A date's fields come from its day count: as microseconds it could overflow int64.
+  CalendarFields f = is_date ? Split(0) : Split(value);
+  if (is_date) {
+    Civil c = CivilFromDays(value);
+    f.days = value, f.year = c.year, f.month = c.month, f.day = c.day;
+  }
+  int64_t day_micros = is_date ? 0 : value - f.days * kMicrosPerDay;
   int64_t sec_micros = f.second * kMicrosPerSecond + f.micros;
   auto out = [&](int64_t v) -> Result {
     return numeric ? Value::Num(Numeric::FromInt(v)) : Value::Float(kFloat8, static_cast<double>(v));
   };
   auto fraction = [&](int64_t num, int scale) -> Result {
-    return numeric ? Value::Num(Scaled(num, scale)) : Value::Float(kFloat8, static_cast<double>(num) / std::pow(10.0, scale));
+    return numeric ? Value::Num(ScaledNumeric(Numeric::FromInt(num), scale)) : Value::Float(kFloat8, static_cast<double>(num) / std::pow(10.0, scale));
   };
   bool time_unit = *unit == Unit::kMicroseconds || *unit == Unit::kMilliseconds || *unit == Unit::kSecond ||
                    *unit == Unit::kMinute || *unit == Unit::kHour;
@@ -159,7 +165,6 @@ Result Part(std::string_view unit_name, TypeId type, int64_t value, std::optiona
     }
     case Unit::kJulian: {
       int64_t julian = f.days + kJulianOf2000;
-      int64_t day_micros = local - f.days * kMicrosPerDay;
       if (is_date && numeric) return out(julian);
       if (!numeric) return Value::Float(kFloat8, static_cast<double>(julian) + static_cast<double>(day_micros) / kMicrosPerDay);
       auto part = Numeric::FromInt(day_micros).Div(Numeric::FromInt(kMicrosPerDay));
@@ -168,9 +173,21 @@ Result Part(std::string_view unit_name, TypeId type, int64_t value, std::optiona
     }
     case Unit::kEpoch: {
       // Seconds since 1970-01-01 UTC; a timestamp without zone counts as UTC.
-      int64_t utc = is_date ? local : value - int64_t{zone_offset.value_or(0)} * kMicrosPerSecond;
-      if (is_date && numeric) return out(f.days * 86400 + kSecondsPer1970To2000);
-      return fraction(utc + kSecondsPer1970To2000 * kMicrosPerSecond, 6);
+      if (is_date) return out(f.days * 86400 + kSecondsPer1970To2000);  // extract only
+      int64_t utc = value - int64_t{zone_offset.value_or(0)} * kMicrosPerSecond;
+      // The sum can pass int64 near the end of the range: numeric adds exactly, float8 as
+      // timestamp_part does.
+      constexpr int64_t kEpochMicros = kSecondsPer1970To2000 * kMicrosPerSecond;
+      if (numeric && utc < INT64_MAX - kEpochMicros) return Value::Num(ScaledNumeric(Numeric::FromInt(utc + kEpochMicros), 6));
+      if (numeric) {
+        // timestamp_part_common's fallback: numeric_div (rounded at its select_div_scale), then
+        // round(..., 6).
+        auto seconds = Numeric::FromInt(utc).Add(Numeric::FromInt(kEpochMicros)).Div(Numeric::FromInt(kMicrosPerSecond));
+        if (!seconds) return std::unexpected(seconds.error());
+        return Value::Num(seconds->Round(6));
+      }
+      if (utc < INT64_MAX - kEpochMicros) return Value::Float(kFloat8, static_cast<double>(utc + kEpochMicros) / 1e6);
+      return Value::Float(kFloat8, (static_cast<double>(utc) + static_cast<double>(kEpochMicros)) / 1e6);
     }
     case Unit::kTimezone:
     case Unit::kTimezoneHour:
@@ -198,7 +215,11 @@ Result DatePart(Args a, const BoundExpr&, ExecContext& ctx) {
   // date_part(text, date) is date_part(text, date::timestamp) in PostgreSQL.
   if (v.type == kDate && !kNumeric) {
     int64_t d = v.AsInt();
-    int64_t ts = d == kDatePosInfinity ? kTimestampPosInfinity : d == kDateNegInfinity ? kTimestampNegInfinity : d * kMicrosPerDay;
+    bool finite = d != kDatePosInfinity && d != kDateNegInfinity;
+    if (finite && (d > INT64_MAX / kMicrosPerDay || d < INT64_MIN / kMicrosPerDay || !IsValidTimestamp(d * kMicrosPerDay))) {
+      return std::unexpected(MakeError("22008", "date out of range for timestamp"));
+    }
+    int64_t ts = !finite ? (d == kDatePosInfinity ? kTimestampPosInfinity : kTimestampNegInfinity) : d * kMicrosPerDay;
     return Part(a[0].AsString(), kTimestamp, ts, std::nullopt, false);
   }
   return Part(a[0].AsString(), v.type, v.AsInt(), std::nullopt, kNumeric);
@@ -293,8 +314,10 @@ Result MakeTimestamp(Args a, const BoundExpr&, ExecContext&) {
     return std::unexpected(MakeError("22008", fmt::format("time field value out of range: {}:{:02}:{}", h, mi, sec_text)));
   }
   int64_t micros = static_cast<int64_t>(std::nearbyint(sec * kMicrosPerSecond));
-  int64_t ts = *days * kMicrosPerDay + (h * 3600 + mi * 60) * kMicrosPerSecond + micros;
-  if (!IsValidTimestamp(ts)) {
+  // Days past the timestamp range would overflow as microseconds: check them first.
+  bool in_range = *days < INT64_MAX / kMicrosPerDay - 1 && *days > INT64_MIN / kMicrosPerDay + 1;
+  int64_t ts = in_range ? *days * kMicrosPerDay + (h * 3600 + mi * 60) * kMicrosPerSecond + micros : 0;
+  if (!in_range || !IsValidTimestamp(ts)) {
     return std::unexpected(MakeError("22008", fmt::format("timestamp out of range: {}-{:02}-{:02} {}:{:02}:{}", y, m, d, h, mi, sec_text)));
   }
   return Value::Int(kTimestamp, ts);
