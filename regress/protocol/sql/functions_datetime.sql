@@ -25,6 +25,7 @@ SELECT now() = transaction_timestamp() AS same_txn, now() = CURRENT_TIMESTAMP AS
 SELECT now() > TIMESTAMPTZ '2024-01-01 00:00:00+00' AS recent, now() < TIMESTAMPTZ '2200-01-01 00:00:00+00' AS not_future, CURRENT_DATE = now()::date AS cur_date, LOCALTIMESTAMP = now()::timestamp AS localts;
 SELECT date_trunc('second', CURRENT_TIMESTAMP(0)) = CURRENT_TIMESTAMP(0) AS ts_precision, date_trunc('second', LOCALTIMESTAMP(0)) = LOCALTIMESTAMP(0) AS lts_precision;
 SELECT LOCALTIMESTAMP(7) IS NOT NULL AS lts7, CURRENT_TIMESTAMP(9) IS NOT NULL AS cts9, make_timestamp(-1, 1, 1, 0, 0, 0) AS bc_ts;
+SELECT extract(year FROM DATE '5874897-12-31') AS max_date_year, extract(epoch FROM DATE '5874897-12-31') AS max_date_epoch, extract(epoch FROM TIMESTAMP '294276-12-31 23:59:59.999999') AS max_ts_epoch, date_part('epoch', TIMESTAMP '294276-12-31 23:59:59.999999') AS max_ts_epoch_f8;
 BEGIN;
 SELECT now() AS t1 \gset
 SELECT pg_sleep(0.01);
@@ -61,4 +62,6 @@ SELECT date_trunc('millennium', TIMESTAMP '4713-01-01 BC');
 SELECT make_date(-4714, 1, 1);
 SELECT make_timestamp(294277, 1, 1, 0, 0, 0);
 SELECT make_timestamp(2024, 1, 1, 0, 0, 'NaN');
+SELECT make_timestamp(5000000, 1, 1, 0, 0, 0);
+SELECT '5874897-12-31'::date::timestamp;
 \set ON_ERROR_STOP 1
