@@ -36,6 +36,16 @@ std::expected<Value, Error> FromLongDouble(long double v, int rscale) {
   return Value::Num(n->Round(rscale));
 }
 
+// ln(n) for n > 0 from its leading digits and decimal exponent, so numerics beyond long
+// double's range (1e4932) still have one.
+long double LnOf(const Numeric& n) {
+  std::string_view digits = n.digits();
+  size_t lead = std::min<size_t>(digits.size(), 19);
+  long double mantissa = std::strtold(std::string(digits.substr(0, lead)).c_str(), nullptr);
+  long double exponent = static_cast<long double>(DecimalWeight(n)) - static_cast<long double>(lead - 1);
+  return std::log(mantissa) + exponent * std::log(10.0L);
+}
+
 // estimate_ln_dweight: the decimal weight of ln(n), to choose result scales.
 int LnWeight(const Numeric& n) {
   if (n.negative() || n.IsZero()) return 0;
@@ -44,7 +54,7 @@ int LnWeight(const Numeric& n) {
     Numeric x = n.Sub(Numeric::FromInt(1));
     return x.IsZero() ? 0 : DecimalWeight(x);
   }
-  return static_cast<int>(std::log10(std::fabs(std::log(v))));
+  return static_cast<int>(std::log10(std::fabs(LnOf(n))));
 }
 
 std::expected<void, Error> CheckLogArg(const Numeric& n) {
@@ -92,7 +102,7 @@ std::expected<Value, Error> NumericExp(const Numeric& n) {
 std::expected<Value, Error> NumericLn(const Numeric& n) {
   if (n.IsNaN()) return Value::Num(n);
   if (auto ok = CheckLogArg(n); !ok) return std::unexpected(ok.error());
-  return FromLongDouble(std::log(ToLongDouble(n)), ClampScale(kMinSigDigits - LnWeight(n), n.scale()));
+  return FromLongDouble(LnOf(n), ClampScale(kMinSigDigits - LnWeight(n), n.scale()));
 }
 
 std::expected<Value, Error> NumericLog(const Numeric& base, const Numeric& n) {
@@ -100,10 +110,10 @@ std::expected<Value, Error> NumericLog(const Numeric& base, const Numeric& n) {
   if (n.IsNaN()) return Value::Num(n);
   if (auto ok = CheckLogArg(base); !ok) return std::unexpected(ok.error());
   if (auto ok = CheckLogArg(n); !ok) return std::unexpected(ok.error());
-  long double ln_base = std::log(ToLongDouble(base));
+  long double ln_base = LnOf(base);
   if (ln_base == 0) return std::unexpected(MakeError("22012", "division by zero"));
   int rscale = ClampScale(kMinSigDigits - (LnWeight(n) - LnWeight(base)), std::max(base.scale(), n.scale()));
-  return FromLongDouble(std::log(ToLongDouble(n)) / ln_base, rscale);
+  return FromLongDouble(LnOf(n) / ln_base, rscale);
 }
 
 std::expected<Value, Error> NumericPower(const Numeric& base, const Numeric& exp) {
@@ -117,11 +127,11 @@ std::expected<Value, Error> NumericPower(const Numeric& base, const Numeric& exp
   if (base.negative() && !integral) {
     return std::unexpected(MakeError("2201F", "a negative number raised to a non-integer power yields a complex result"));
   }
-  long double b = ToLongDouble(base), x = ToLongDouble(exp);
+  long double x = ToLongDouble(exp);
   auto exp_int = integral ? exp.ToInt64() : std::nullopt;
   if (exp_int && *exp_int >= INT32_MIN && *exp_int <= INT32_MAX) {
     // power_var's integer case: NUMERIC_MIN_SIG_DIGITS after the point, or the base's scale.
-    double f = base.IsZero() ? 0 : static_cast<double>(*exp_int * std::log10(std::fabs(b)));
+    double f = base.IsZero() ? 0 : static_cast<double>(*exp_int * (LnOf(base) / std::log(10.0L)));
     if (f > 32768.0 * 4) return std::unexpected(MakeError("22003", "value overflows numeric format"));
     int rscale = ClampScale(kMinSigDigits, base.scale());
     // A result far below the last digit kept is zero; computing |base|^|exp| first would not end.
@@ -144,9 +154,15 @@ std::expected<Value, Error> NumericPower(const Numeric& base, const Numeric& exp
     return Value::Num(result.Round(rscale));
   }
   if (base.IsZero()) return Value::Num(Numeric::FromInt(0).Round(kMinSigDigits));
-  long double ln_num = std::log(b) * x;
+  // 1 ^ x is 1 for any x (an infinite x would make ln(1) * x NaN below).
+  if (base.Compare(Numeric::FromInt(1)) == 0) {
+    return Value::Num(base.Round(ClampScale(kMinSigDigits, std::max(base.scale(), exp.scale()))));
+  }
+  long double ln_num = LnOf(base) * x;
   double weight = static_cast<double>(ln_num) * 0.434294481903252;
   if (weight > 32768.0 * 4) return std::unexpected(MakeError("22003", "value overflows numeric format"));
+  // Far below any scale shown: zero at NUMERIC_MAX_DISPLAY_SCALE, as power_var gives it.
+  if (weight < -kMaxResultScale) return Value::Num(Numeric::FromInt(0).Round(kMaxDisplayScale));
   int rscale = ClampScale(kMinSigDigits - static_cast<int>(weight), std::max(base.scale(), exp.scale()));
   return FromLongDouble(std::exp(ln_num), rscale);
 }
