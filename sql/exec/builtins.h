@@ -41,7 +41,7 @@ std::span<const Builtin> FormattingFunctions();  // to_char (to_char.cc)
 std::span<const Builtin> MathOperators();
 std::span<const Builtin> StringOperators();
 
-// Calls e.builtin; NULL in an argument of a strict one gives NULL (builtins.cc).
+// Calls e.builtin; NULL in an argument of a strict one gives NULL (predicates.cc).
 std::expected<Value, Error> CallBuiltin(const BoundExpr& e, std::span<const Value> args, ExecContext& ctx);
 // kInList, kIsDistinct, kIsNotDistinct, kIsTrue, kIsNotTrue, kIsFalse, kIsNotFalse over the
 // evaluated arguments, with SQL's NULL rules (predicates.cc).

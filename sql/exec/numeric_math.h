@@ -2,10 +2,12 @@
 // (sqrt, exp, ln, log, power) with the result scales numeric.c chooses (at least
 // NUMERIC_MIN_SIG_DIGITS = 16 significant digits, never fewer than the inputs' scales).
 //
-// The inexact functions compute in long double (about 19 significant digits) and round to
+// sqrt, exp, ln, log and non-integer powers compute in long double (about 19 significant
+// digits; ln from the leading digits and the exponent, so any numeric has one) and round to
 // that scale, so results asking for more digits than that (inputs with large scales) differ
-// from PostgreSQL's exact algorithms in the trailing digits. Integer powers are exact when
-// the exponent is positive.
+// from PostgreSQL's exact algorithms in the trailing digits, and sqrt/exp of values beyond
+// long double's range (1e4932) fail with 22003. Integer powers multiply numerics, rounded to
+// as many significant digits as power_var_int keeps.
 //
 // Thread-safety: pure functions.
 #pragma once
