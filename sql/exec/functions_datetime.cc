@@ -113,6 +113,14 @@ Result Part(std::string_view unit_name, TypeId type, int64_t value, std::optiona
   bool is_date = type == kDate;
   bool infinite = is_date ? (value == kDateNegInfinity || value == kDatePosInfinity)
                           : (value == kTimestampNegInfinity || value == kTimestampPosInfinity);
+  bool time_unit = *unit == Unit::kMicroseconds || *unit == Unit::kMilliseconds || *unit == Unit::kSecond ||
+                   *unit == Unit::kMinute || *unit == Unit::kHour;
+  bool zone_unit = *unit == Unit::kTimezone || *unit == Unit::kTimezoneHour || *unit == Unit::kTimezoneMinute;
+  // Units a type does not have: extract(... from date) knows no time of day or zone, even for
+  // infinities (date_part(text, date) goes through timestamp); a finite timestamp has no zone
+  // (an infinite one gives NULL, as for the other oscillating units).
+  if (is_date && numeric && (time_unit || zone_unit)) return std::unexpected(UnitNotSupported(unit_name, type));
+  if (zone_unit && !zone_offset && !infinite) return std::unexpected(UnitNotSupported(unit_name, type));
   if (infinite) {
     bool negative = is_date ? value == kDateNegInfinity : value == kTimestampNegInfinity;
     switch (*unit) {
@@ -138,10 +146,6 @@ Result Part(std::string_view unit_name, TypeId type, int64_t value, std::optiona
   auto fraction = [&](int64_t num, int scale) -> Result {
     return numeric ? Value::Num(ScaledNumeric(Numeric::FromInt(num), scale)) : Value::Float(kFloat8, static_cast<double>(num) / std::pow(10.0, scale));
   };
-  bool time_unit = *unit == Unit::kMicroseconds || *unit == Unit::kMilliseconds || *unit == Unit::kSecond ||
-                   *unit == Unit::kMinute || *unit == Unit::kHour;
-  // extract(... from date) knows no time of day; date_part(text, date) goes through timestamp.
-  if (is_date && numeric && time_unit) return std::unexpected(UnitNotSupported(unit_name, type));
   switch (*unit) {
     case Unit::kMicroseconds: return out(sec_micros);
     case Unit::kMilliseconds: return fraction(sec_micros, 3);
@@ -192,9 +196,8 @@ Result Part(std::string_view unit_name, TypeId type, int64_t value, std::optiona
     case Unit::kTimezone:
     case Unit::kTimezoneHour:
     case Unit::kTimezoneMinute: {
-      if (!zone_offset) return std::unexpected(UnitNotSupported(unit_name, type));
       // PostgreSQL's tz is seconds west; the fields are of its negation (east positive).
-      int64_t east = *zone_offset;
+      int64_t east = zone_offset.value_or(0);
       if (*unit == Unit::kTimezone) return out(east);
       if (*unit == Unit::kTimezoneHour) return out(east / 3600);
       return out(east / 60 % 60);
@@ -281,13 +284,16 @@ Result DateTrunc(Args a, const BoundExpr& e, ExecContext& ctx) {
   return Value::Int(kTimestampTz, utc);
 }
 
+// ValidateDate's message names the year as PostgreSQL holds it after reading a negative one as
+// BC (-1 is 0), except INT_MIN, whose negation overflows there and stays as given.
 Error DateOutOfRange(int64_t y, int64_t m, int64_t d) {
-  return MakeError("22008", fmt::format("date field value out of range: {}-{:02}-{:02}", y, m, d));
+  int64_t year = y < 0 && y != INT32_MIN ? y + 1 : y;
+  return MakeError("22008", fmt::format("date field value out of range: {}-{:02}-{:02}", year, m, d));
 }
 
 // make_date / make_timestamp: a negative year is BC; year 0 does not exist.
 std::expected<int64_t, Error> MakeDays(int64_t y, int64_t m, int64_t d) {
-  if (y == 0 || m < 1 || m > 12 || d < 1) return std::unexpected(DateOutOfRange(y, m, d));
+  if (y == 0 || y == INT32_MIN || m < 1 || m > 12 || d < 1) return std::unexpected(DateOutOfRange(y, m, d));
   int64_t year = y < 0 ? y + 1 : y;
   if (d > DaysInMonth(year, m)) return std::unexpected(DateOutOfRange(y, m, d));
   int64_t days = DaysFromCivil(year, m, d);

@@ -118,8 +118,8 @@ Result Mod(Args a, const BoundExpr& e, ExecContext&) { return EvalArith(ArithOp:
 Result NumDiv(Args a, const BoundExpr&, ExecContext&) {
   const Numeric& x = a[0].AsNumeric();
   const Numeric& y = a[1].AsNumeric();
-  if (y.IsZero()) return std::unexpected(MakeError("22012", "division by zero"));
   if (x.IsNaN() || y.IsNaN()) return Value::Num(Numeric::NaN());
+  if (y.IsZero()) return std::unexpected(MakeError("22012", "division by zero"));
   // div_var with rscale 0 and truncation: the quotient's integer part.
   auto m = x.Mod(y);
   if (!m) return std::unexpected(m.error());

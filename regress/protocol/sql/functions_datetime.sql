@@ -18,7 +18,7 @@ SELECT extract(year FROM TIMESTAMP '2024-03-15 13:45:12.5') AS y, extract(second
 SELECT extract(day FROM DATE '2024-03-15') AS d, extract(epoch FROM DATE '2024-03-15') AS date_epoch, extract(dow FROM DATE '2024-03-15') AS dow, extract(julian FROM DATE '2024-03-15') AS julian,
        extract(julian FROM TIMESTAMP '2024-03-15 12:00') AS ts_julian, extract(century FROM DATE '0001-01-01 BC') AS bc_century, extract(year FROM DATE '0044-03-15 BC') AS bc_year;
 SELECT extract(hour FROM TIMESTAMPTZ '2024-03-15 13:45:00+00') AS tz_hour, extract(timezone FROM TIMESTAMPTZ '2024-03-15 13:45:00+00') AS tz, extract(epoch FROM TIMESTAMPTZ '2024-03-15 13:45:00+02') AS tz_epoch;
-SELECT date_part('year', 'infinity'::timestamp) AS inf_year, date_part('day', 'infinity'::timestamp) AS inf_day, date_part('year', '-infinity'::date) AS neg_inf_year;
+SELECT extract(timezone FROM 'infinity'::timestamp) AS inf_tz, date_part('timezone', 'infinity'::date) AS inf_date_tz, date_part('year', 'infinity'::timestamp) AS inf_year, date_part('day', 'infinity'::timestamp) AS inf_day, date_part('year', '-infinity'::date) AS neg_inf_year;
 SELECT make_date(2024, 2, 29) AS leap, make_date(-44, 3, 15) AS bc, make_timestamp(2024, 3, 15, 13, 45, 12.5) AS ts, make_timestamp(2024, 1, 1, 24, 0, 0) AS midnight24;
 SELECT DATE '2024-03-15' + 30 AS plus, 30 + DATE '2024-03-15' AS plus_rev, DATE '2024-03-15' - 15 AS minus, DATE '2024-03-15' - DATE '2024-01-01' AS diff, isfinite(DATE '2024-01-01') AS fin, isfinite('infinity'::timestamp) AS inf_fin;
 SELECT now() = transaction_timestamp() AS same_txn, now() = CURRENT_TIMESTAMP AS cur_ts, now() <= statement_timestamp() AS stmt_after, statement_timestamp() <= clock_timestamp() AS clock_after;
@@ -63,5 +63,9 @@ SELECT make_date(-4714, 1, 1);
 SELECT make_timestamp(294277, 1, 1, 0, 0, 0);
 SELECT make_timestamp(2024, 1, 1, 0, 0, 'NaN');
 SELECT make_timestamp(5000000, 1, 1, 0, 0, 0);
+SELECT make_date(-1, 0, 0);
+SELECT make_date(-2147483648, 1, 1);
+SELECT extract(microseconds FROM 'infinity'::date);
+SELECT extract(timezone FROM TIMESTAMP '2024-01-01');
 SELECT '5874897-12-31'::date::timestamp;
 \set ON_ERROR_STOP 1

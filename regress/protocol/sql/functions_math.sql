@@ -8,7 +8,7 @@ SELECT sqrt(16) AS sq_int, sqrt(2) AS sq2, sqrt(2.0) AS sq_num, sqrt(16.0) AS sq
 SELECT power(2, 10) AS p_int, power(2.0, 10) AS p_num, 2 ^ 10 AS op_int, 2.0 ^ 3 AS op_num, 2 ^ 0.5 AS op_mixed, power(2.5, 2) AS p_sq, pow(4, 0.5) AS pow_alias, 9 ^ -1 AS neg_exp;
 SELECT 0 ^ 0 AS zero_zero, 1.5 ^ 0 AS num_zero_exp, (-8.0) ^ 3.0 AS neg_base_num_int, (-2) ^ 3 AS neg_base_int, 0.0 ^ 2 AS zero_num;
 SELECT exp(1) AS e_f8, exp(1.0) AS e_num, exp(0) AS exp0, ln(10) AS ln_f8, ln(2.0) AS ln_num, log(100) AS log_f8, log(100.0) AS log_num, log(2, 8) AS log_base, log10(1000) AS log10;
-SELECT mod(10, 3) AS m, mod(-10, 3) AS m_neg, mod(10.5, 3) AS m_num, mod(10::int8, 4) AS m8, 10 % 4 AS op_mod, div(10, 3) AS d, div(-7.5, 2) AS d_neg, div(9, 3) AS d_exact;
+SELECT mod(10, 3) AS m, mod(-10, 3) AS m_neg, mod(10.5, 3) AS m_num, mod(10::int8, 4) AS m8, 10 % 4 AS op_mod, div(10, 3) AS d, div(-7.5, 2) AS d_neg, div(9, 3) AS d_exact, div('NaN', 0) AS d_nan_zero;
 SELECT pi() AS pi, degrees(pi()) AS deg, radians(180) AS rad, random() >= 0 AND random() < 1 AS random_range, random() IS NOT NULL AS random_not_null;
 SELECT greatest(1, 5, 3) AS g, least(1, 5, 3) AS l, greatest(1, NULL, 3) AS g_null, least(NULL::int, NULL) AS l_all_null, greatest(1, 2.5) AS g_mixed, greatest('a', 'b') AS g_text, least(DATE '2024-01-02', '2024-01-01') AS l_date;
 SELECT + '5' AS plus_unknown, @ '-5' AS at_unknown, |/ '4' AS sqrt_unknown, @ -5 AS at_abs, @ -2.5 AS at_num, 5 & 3 AS band, 5 | 3 AS bor, 5 # 3 AS bxor, ~ 5 AS bnot, 1 << 4 AS shl, 256 >> 2 AS shr, -16 >> 2 AS shr_neg;
