@@ -8,6 +8,7 @@
 
 #include "sql/exec/builtins.h"
 #include "sql/exec/datetime_fields.h"
+#include "sql/exec/numeric_math.h"
 #include "sql/types/datetime.h"
 
 namespace farmdb::sql {
@@ -96,14 +97,6 @@ Error UnitNotSupported(std::string_view unit, TypeId type) {
   return MakeError("0A000", fmt::format("unit \"{}\" not supported for type {}", Lower(unit), Info(type).sql_name));
 }
 
-// An integer numeric divided by 10^scale exactly, keeping `scale` digits
-// (int64_div_fast_to_numeric).
-Numeric ScaledNumeric(const Numeric& integer, int scale) {
-  std::string digits(integer.digits());
-  if (static_cast<int>(digits.size()) <= scale) digits = std::string(scale - digits.size() + 1, '0') + digits;
-  size_t point = digits.size() - scale;
-  return *Numeric::Parse((integer.negative() ? "-" : "") + digits.substr(0, point) + "." + digits.substr(point));
-}
 
 // timestamp_part_common / extract_date: the value of `unit` as numeric, or as float8 for
 // date_part. `zone_offset` is the timestamptz's UTC offset in seconds (nullopt otherwise).

@@ -85,11 +85,36 @@ Numeric NumericCeilFloor(const Numeric& n, bool ceil) {
   return t;
 }
 
+Numeric ScaledNumeric(const Numeric& integer, int scale) {
+  std::string digits(integer.digits());
+  if (static_cast<int>(digits.size()) <= scale) digits = std::string(scale - digits.size() + 1, '0') + digits;
+  size_t point = digits.size() - scale;
+  return *Numeric::Parse((integer.negative() ? "-" : "") + digits.substr(0, point) + "." + digits.substr(point));
+}
+
 std::expected<Value, Error> NumericSqrt(const Numeric& n) {
   if (n.IsNaN()) return Value::Num(n);
   if (n.negative()) return std::unexpected(MakeError("2201F", "cannot take square root of a negative number"));
   int sweight = (NbaseWeight(n) + 1) * 4 / 2 - 1;
-  return FromLongDouble(std::sqrt(ToLongDouble(n)), ClampScale(kMinSigDigits - sweight, n.scale()));
+  int rscale = ClampScale(kMinSigDigits - sweight, n.scale());
+  if (n.IsZero()) return Value::Num(n.Round(rscale));
+  // floor(sqrt(n) * 10^(rscale + 1)) = isqrt(floor(n * 10^(2 * rscale + 2))), by Newton's
+  // iteration on integers from a start above the root; then round off the extra digit.
+  int shift = 2 * (rscale + 1) - n.scale();
+  Numeric m = shift >= 0 ? *Numeric::Parse(std::string(n.digits()) + std::string(shift, '0'))
+                         : NumericTrunc(*Numeric::Parse(std::string(n.digits()) + "e" + std::to_string(shift)), 0);
+  if (m.IsZero()) return Value::Num(Numeric::FromInt(0).Round(rscale));
+  auto integer_div = [](const Numeric& a, const Numeric& b) {
+    return NumericTrunc(*a.Sub(*a.Mod(b)).Div(b), 0);
+  };
+  Numeric x = *Numeric::Parse("1" + std::string((m.digits().size() + 1) / 2, '0'));  // > sqrt(m)
+  const Numeric two = Numeric::FromInt(2);
+  while (true) {
+    Numeric y = integer_div(x.Add(integer_div(m, x)), two);
+    if (y.Compare(x) >= 0) break;
+    x = y;
+  }
+  return Value::Num(ScaledNumeric(x, rscale + 1).Round(rscale));
 }
 
 std::expected<Value, Error> NumericExp(const Numeric& n) {

@@ -21,6 +21,7 @@ SELECT width_bucket(9.999999999999999999, 0, 10, 5) AS wb_rounded, width_bucket(
 SELECT width_bucket(0.3::float8, 0, 0.9, 3) AS wb_exact_edge, width_bucket(0.6::float8, 0.9, 0, 3) AS wb_reversed_f8, width_bucket(0, -1e308::float8, 1e308::float8, 10) AS wb_overflowing_span;
 SELECT power(1.0000001, 2147483647) AS huge_int_power, power(2.0, -2147483647) AS tiny_int_power, round(1.5, -2147483648) AS round_min_scale, length(trunc(1.5, 2147483647)::text) AS trunc_max_scale_len, right('abc', -2147483648) AS right_int_min;
 SELECT ln(('1e5000')::numeric) > 11512 AS ln_beyond_long_double, log(10, ('1e5000')::numeric) AS log_beyond_long_double, power(0.5, 1e300::numeric) = 0 AS power_underflow, power(1.0, 1e300::numeric) AS one_to_huge, power(('1e5000')::numeric, 0) AS huge_to_zero;
+SELECT sqrt(1e100::numeric) AS sqrt_exact_power, sqrt(2.00000000000000000000) AS sqrt_wide_scale, sqrt(123456789.123456789) AS sqrt_scale9, sqrt(('1e5000')::numeric) = ('1e2500')::numeric AS sqrt_huge;
 \set ON_ERROR_STOP 0
 SELECT width_bucket(1, 1, 1, 5);
 SELECT width_bucket(1, 0, 2, 0);
