@@ -1,5 +1,6 @@
 #include "sql/exec/evaluate.h"
 
+#include "sql/exec/builtins.h"
 #include "sql/types/cast.h"
 
 namespace farmdb::sql {
@@ -111,6 +112,16 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
         }
       }
       return EvalFunction(e, args, ctx);
+    case BoundKind::kBuiltin:
+      return CallBuiltin(e, args, ctx);
+    case BoundKind::kInList:
+    case BoundKind::kIsDistinct:
+    case BoundKind::kIsNotDistinct:
+    case BoundKind::kIsTrue:
+    case BoundKind::kIsNotTrue:
+    case BoundKind::kIsFalse:
+    case BoundKind::kIsNotFalse:
+      return EvalPredicate(e, args);
     default:
       break;
   }
