@@ -30,10 +30,11 @@ constexpr int kMaxRetries = 10;
 constexpr std::chrono::microseconds kRetryBackoff{200};
 constexpr std::chrono::microseconds kMaxRetryBackoff{50000};
 
-// Statements that read or write the database run in the transaction's Txn (DROP INDEX and
-// DROP SEQUENCE are refused at analysis, not_runnable.cc).
+// Statements that read or write the database run in the transaction's Txn.
 bool UsesTxn(const StatementNode& node) {
-  return std::holds_alternative<CreateTableStmt>(node) || std::holds_alternative<DropStmt>(node);
+  return std::holds_alternative<CreateTableStmt>(node) || std::holds_alternative<DropStmt>(node) ||
+         std::holds_alternative<CreateIndexStmt>(node) || std::holds_alternative<CreateSequenceStmt>(node) ||
+         std::holds_alternative<AlterTableStmt>(node) || std::holds_alternative<TruncateStmt>(node);
 }
 
 class PreparedImpl final : public PreparedStatement {
@@ -297,9 +298,8 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
     txn_.NoteQuery();
     auto t = txn_.Txn();
     if (!t) return std::unexpected(t.error());
-    DdlContext ddl{node_->Catalog(machine_), **t, settings_, *p.statement->source, ctx.output};
-    if (const auto* create = std::get_if<CreateTableStmt>(&node)) return RunCreateTable(*create, ddl);
-    return RunDropTable(std::get<DropStmt>(node), ddl);
+    DdlContext ddl{node_->Catalog(machine_), node_->Caches(machine_), **t, settings_, *p.statement->source, ctx.output};
+    return RunDdl(node, ddl);
   }
   // Analyze refused every other kind (NotRunnable).
   if (const auto* unsupported = std::get_if<UnsupportedStmt>(&node)) return std::unexpected(unsupported->error);
