@@ -120,7 +120,7 @@ std::expected<const storage::TableDesc*, Error> LookupTable(const storage::Catal
   if (!ref) return std::unexpected(ref.error());
   if (!*ref) {
     if (missing_ok) return nullptr;
-    return std::unexpected(At("42P01", fmt::format("relation \"{}\" does not exist", name.name), ctx, name.location));
+    return std::unexpected(MakeError("42P01", fmt::format("relation \"{}\" does not exist", name.name)));
   }
   if ((*ref)->kind != storage::RelationRef::Kind::kTable) {
     return std::unexpected(MakeError("42809", fmt::format("\"{}\" is not a table", name.name)));
@@ -290,13 +290,7 @@ std::expected<std::optional<DefaultExpr>, Error> ResolveDefault(const Expr& e, T
   if (e.kind == ExprKind::kNull) return std::nullopt;
   auto constant = ConstantDefault(e, column, ctx);
   if (!constant) return std::unexpected(constant.error());
-  if (*constant) {
-    DefaultExpr out{ConstantText(**constant, ctx.text), std::nullopt, false};
-    // The value old rows read (attmissingval) is the constant in the column's type.
-    auto cast = Cast(**constant, column, ctx.text);
-    if (cast) out.value = std::move(*cast);
-    return out;
-  }
+  if (*constant) return DefaultExpr{ConstantText(**constant, ctx.text), false};
   DeparseOptions options;
   options.context = DeparseOptions::Context::kDefault;
   options.column_type = [](std::string_view) { return std::nullopt; };
@@ -304,7 +298,7 @@ std::expected<std::optional<DefaultExpr>, Error> ResolveDefault(const Expr& e, T
   options.text = &ctx.text;
   auto d = Deparse(e, options);
   if (!d) return std::unexpected(d.error());
-  return DefaultExpr{std::move(d->text), std::nullopt, d->is_volatile};
+  return DefaultExpr{std::move(d->text), d->is_volatile};
 }
 
 }  // namespace farmdb::sql

@@ -40,9 +40,9 @@ std::expected<std::string, Error> TargetNamespace(const storage::CatalogSnapshot
 std::expected<std::optional<storage::RelationRef>, Error> LookupRelation(const storage::CatalogSnapshot& snapshot,
                                                                          const QualifiedName& name,
                                                                          const DdlContext& ctx);
-// A table by name for ALTER TABLE, CREATE INDEX and TRUNCATE: 42P01 when missing, 42809
-// `"x" is not a table` (with `what_not` appended, e.g. "" or " or a view") for an index or
-// sequence. nullptr (no error) when missing and `missing_ok`.
+// A table by name (TRUNCATE): 42P01 when missing (no position, as PostgreSQL), 42809
+// `"x" is not a table` for an index or sequence. nullptr (no error) when missing and
+// `missing_ok`.
 std::expected<const storage::TableDesc*, Error> LookupTable(const storage::CatalogSnapshot& snapshot,
                                                             const QualifiedName& name, bool missing_ok,
                                                             const DdlContext& ctx);
@@ -73,11 +73,10 @@ std::expected<ResolvedType, Error> ResolveType(const TypeName& t, const DdlConte
 
 // A column DEFAULT as pg_get_expr prints it (constants without the implicit cast to the
 // column's type; other expressions through Deparse). nullopt for DEFAULT NULL (PostgreSQL
-// stores no default for it). `value`: the constant's value when the default is a constant.
+// stores no default for it).
 struct DefaultExpr {
   std::string text;
-  std::optional<Value> value;  // set when the default is a plain constant
-  bool is_volatile = false;    // nextval(), random(): not evaluated once for old rows
+  bool is_volatile = false;  // nextval(), random(): not evaluated once for old rows
 };
 std::expected<std::optional<DefaultExpr>, Error> ResolveDefault(const Expr& e, TypeId column, const DdlContext& ctx);
 

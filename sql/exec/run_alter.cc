@@ -2,16 +2,18 @@
 // TRUNCATE through storage::Catalog. Each command of an ALTER TABLE runs against the catalog
 // as the previous one left it, in the statement's Txn.
 //
-// Rows are not evaluated here yet: ADD COLUMN gives old rows a constant default once
-// (PostgreSQL's attmissingval), and what would need an expression evaluated per existing row
-// (a volatile DEFAULT such as nextval, ADD CONSTRAINT CHECK) is refused with 0A000 on a
-// non-empty table.
+// Rows are not evaluated here yet: ADD COLUMN gives old rows its default evaluated once
+// (PostgreSQL's attmissingval, for non-volatile defaults), and what would need an expression
+// evaluated per existing row (a volatile DEFAULT such as nextval, ADD CONSTRAINT CHECK) is
+// refused with 0A000 on a non-empty table.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "sql/exec/ddl_common.h"
 #include "sql/exec/run_statement.h"
+#include "sql/types/cast.h"
 
 namespace farmdb::sql {
 namespace {
@@ -42,6 +44,30 @@ Notice Skipping(std::string sqlstate, std::string message) {
 Error WithoutPosition(Error e) {
   e.position = 0;
   return e;
+}
+
+// A non-volatile DEFAULT's value for the rows already there, as PostgreSQL computes
+// attmissingval: the stored text parsed back, bound, evaluated once and cast to the column's
+// type. nullopt when the binder cannot handle the expression yet.
+std::expected<std::optional<Value>, Error> EvaluateOnce(const std::string& text, TypeId type, int32_t typmod,
+                                                        DdlContext& ctx) {
+  auto parsed = Parse("SELECT " + text);
+  if (!parsed || parsed->size() != 1) return std::nullopt;
+  const auto* select = std::get_if<SelectStmt>(&parsed->front().node);
+  if (select == nullptr || select->targets.size() != 1) return std::nullopt;
+  std::vector<TypeId> params;
+  Binder binder(*parsed->front().source, params, 0, ctx.text);
+  auto bound = binder.BindExpr(*select->targets[0].expr);
+  if (!bound) return std::nullopt;
+  ExecContext exec{{}, ctx.settings, nullptr, std::chrono::steady_clock::time_point::max(), ctx.text};
+  auto value = Evaluate(**bound, exec);
+  if (!value) return std::unexpected(value.error());
+  if (value->IsNull()) return std::optional<Value>(Value::Null(type));
+  auto cast = value->type == type ? std::expected<Value, Error>(*value) : Cast(*value, type, ctx.text);
+  if (!cast) return std::unexpected(cast.error());
+  auto fitted = ApplyTypmod(std::move(*cast), typmod);
+  if (!fitted) return std::unexpected(fitted.error());
+  return std::optional<Value>(std::move(*fitted));
 }
 
 std::expected<bool, Error> IsEmpty(const storage::TableDesc& table, DdlContext& ctx) {
@@ -145,7 +171,7 @@ class Alter {
     }
     std::string sequence = fmt::format("{}_{}_seq", (*table)->relname, column.name);
     if (type->serial) {
-      default_expr = DefaultExpr{fmt::format("nextval({}::regclass)", QuoteLiteral(sequence)), std::nullopt, true};
+      default_expr = DefaultExpr{fmt::format("nextval({}::regclass)", QuoteLiteral(sequence)), true};
     }
     if (default_expr) def.default_expr = default_expr->text;
     // Old rows read the default evaluated once; a volatile one would need each row rewritten.
@@ -153,12 +179,19 @@ class Alter {
     if (!empty) return std::unexpected(empty.error());
     std::optional<Value> missing;
     if (default_expr && !*empty) {
-      if (default_expr->is_volatile || !default_expr->value) {
+      std::optional<Value> once;
+      if (!default_expr->is_volatile) {
+        auto v = EvaluateOnce(default_expr->text, type->type, type->typmod, ctx_);
+        if (!v) return std::unexpected(v.error());
+        once = std::move(*v);
+      }
+      if (!once) {
+        std::string what = default_expr->is_volatile ? "a volatile DEFAULT" : "DEFAULT " + default_expr->text;
         return std::unexpected(NotSupported(
-            fmt::format("ADD COLUMN with a non-constant DEFAULT on non-empty table \"{}\"", (*table)->relname), ctx_,
+            fmt::format("ADD COLUMN with {} on non-empty table \"{}\"", what, (*table)->relname), ctx_,
             column.location));
       }
-      missing = default_expr->value;
+      missing = std::move(once);
     }
     if (def.not_null && !*empty && (!missing || missing->IsNull())) {
       return std::unexpected(MakeError(

@@ -60,8 +60,7 @@ std::expected<StatementOutput, Error> RunCreateIndex(const CreateIndexStmt& stmt
   auto ref = LookupRelation(**snapshot, stmt.table, ctx);
   if (!ref) return std::unexpected(ref.error());
   if (!*ref) {
-    return std::unexpected(
-        At("42P01", fmt::format("relation \"{}\" does not exist", stmt.table.name), ctx, stmt.table.location));
+    return std::unexpected(MakeError("42P01", fmt::format("relation \"{}\" does not exist", stmt.table.name)));
   }
   if ((*ref)->kind == storage::RelationRef::Kind::kIndex) {
     return std::unexpected(MakeError("42809", fmt::format("\"{}\" is an index", stmt.table.name)));
