@@ -35,6 +35,29 @@ TEST_F(DdlTest, ChecksAndExpressionDefaultsAsPostgresStoresThem) {
   EXPECT_EQ(t->FindColumn("v")->default_expr, "lower('ABC'::text)");
 }
 
+TEST_F(DdlTest, DefaultsAreCheckedAsPostgresCooksThem) {
+  Start(1);
+  auto s = NewSession();
+  std::string sql = "CREATE TABLE z (a int DEFAULT nextval('nosuch'))";
+  Error e = Run(*s, sql);
+  EXPECT_EQ(e.sqlstate, "42P01");
+  EXPECT_EQ(e.message, "relation \"nosuch\" does not exist");
+  EXPECT_EQ(e.position, static_cast<int>(sql.find("'nosuch'")) + 1);
+  e = Run(*s, "CREATE TABLE z (a int DEFAULT 'x'::text)");
+  EXPECT_EQ(e.sqlstate, "42804");
+  EXPECT_EQ(e.message, "column \"a\" is of type integer but default expression is of type text");
+  EXPECT_EQ(e.hint, "You will need to rewrite or cast the expression.");
+  EXPECT_EQ(Run(*s, "CREATE TABLE z (c int DEFAULT true)").sqlstate, "42804");
+  ASSERT_EQ(Run(*s, "CREATE SEQUENCE zs; CREATE TABLE z (a int DEFAULT nextval('zs'), b text DEFAULT 5, "
+                    "c int DEFAULT 1.5, d date DEFAULT now())")
+                .message,
+            "");
+  EXPECT_EQ(FindTable(Snapshot(0), "z")->FindColumn("a")->default_expr, "nextval('zs'::regclass)");
+  e = Run(*s, "DROP SEQUENCE zs");
+  EXPECT_EQ(e.sqlstate, "2BP01");
+  EXPECT_EQ(e.detail, "default value for column a of table z depends on sequence zs");
+}
+
 TEST_F(DdlTest, IndexesAreStoredAndBuiltOverExistingRows) {
   Start(1);
   auto s = NewSession();

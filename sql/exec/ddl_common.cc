@@ -281,12 +281,22 @@ std::expected<std::optional<Value>, Error> ConstantDefault(const Expr& e, TypeId
   }
 }
 
+// Whether a value of `from` can be stored in a column of `to` (pg_cast contexts 'i' and 'a'
+// among farmdb's types; any type goes to a string type through its output function).
+bool AssignmentCastable(TypeId from, TypeId to) {
+  if (from == to || IsString(to)) return true;
+  if (IsNumeric(from) && IsNumeric(to)) return true;
+  auto datetime = [](TypeId t) { return t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampTz; };
+  return datetime(from) && datetime(to);
+}
+
 }  // namespace
 
 // get_const_expr prints the literal in its own type (int4 5, int8 '3000000000'::bigint,
 // numeric 1.5, the string as a constant of the column's type); the implicit cast to the
 // column's type is not shown. Other expressions are deparsed.
-std::expected<std::optional<DefaultExpr>, Error> ResolveDefault(const Expr& e, TypeId column, const DdlContext& ctx) {
+std::expected<std::optional<DefaultExpr>, Error> ResolveDefault(const Expr& e, std::string_view column_name,
+                                                                TypeId column, DdlContext& ctx) {
   if (e.kind == ExprKind::kNull) return std::nullopt;
   auto constant = ConstantDefault(e, column, ctx);
   if (!constant) return std::unexpected(constant.error());
@@ -298,6 +308,25 @@ std::expected<std::optional<DefaultExpr>, Error> ResolveDefault(const Expr& e, T
   options.text = &ctx.text;
   auto d = Deparse(e, options);
   if (!d) return std::unexpected(d.error());
+  if (d->type && !AssignmentCastable(*d->type, column)) {
+    Error err = MakeError("42804", fmt::format("column \"{}\" is of type {} but default expression is of type {}",
+                                               column_name, Info(column).sql_name, Info(*d->type).sql_name));
+    err.hint = "You will need to rewrite or cast the expression.";
+    return std::unexpected(std::move(err));
+  }
+  if (!d->sequences.empty()) {
+    auto snapshot = ctx.catalog.Snapshot(ctx.txn);
+    if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
+    for (const auto& [name, location] : d->sequences) {
+      QualifiedName q;
+      size_t dot = name.find('.');
+      q.name = dot == std::string::npos ? name : name.substr(dot + 1);
+      if (dot != std::string::npos) q.schema = name.substr(0, dot);
+      auto ref = LookupRelation(**snapshot, q, ctx);
+      if (!ref) return std::unexpected(ref.error());
+      if (!*ref) return std::unexpected(At("42P01", fmt::format("relation \"{}\" does not exist", name), ctx, location));
+    }
+  }
   return DefaultExpr{std::move(d->text), d->is_volatile};
 }
 

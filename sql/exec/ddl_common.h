@@ -78,6 +78,9 @@ struct DefaultExpr {
   std::string text;
   bool is_volatile = false;  // nextval(), random(): not evaluated once for old rows
 };
-std::expected<std::optional<DefaultExpr>, Error> ResolveDefault(const Expr& e, TypeId column, const DdlContext& ctx);
+// Errors as PostgreSQL's cookDefault: 42804 when the expression's type has no assignment cast
+// to the column's, 42P01 for a nextval('name') of no relation.
+std::expected<std::optional<DefaultExpr>, Error> ResolveDefault(const Expr& e, std::string_view column_name,
+                                                                TypeId column, DdlContext& ctx);
 
 }  // namespace farmdb::sql

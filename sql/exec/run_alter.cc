@@ -158,7 +158,7 @@ class Alter {
                                                   column.name, (*table)->relname),
                                       ctx_, c.location));
           }
-          auto d = ResolveDefault(*c.expr, type->type, ctx_);
+          auto d = ResolveDefault(*c.expr, column.name, type->type, ctx_);
           if (!d) return std::unexpected(WithoutPosition(d.error()));
           default_expr = std::move(*d);
           break;

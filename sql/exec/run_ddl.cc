@@ -64,7 +64,7 @@ std::expected<StatementOutput, Error> RunCreateTable(const CreateTableStmt& stmt
                                       ctx, c.location));
           }
           saw_default = true;
-          auto d = ResolveDefault(*c.expr, type->type, ctx);
+          auto d = ResolveDefault(*c.expr, column.name, type->type, ctx);
           if (!d) return std::unexpected(d.error());
           if (*d) col.default_expr = std::move((*d)->text);
           break;

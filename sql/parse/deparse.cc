@@ -183,6 +183,7 @@ class Deparser {
   }
 
   const std::vector<std::string>& columns() const { return columns_; }
+  const std::vector<std::pair<std::string, int>>& sequences() const { return sequences_; }
   bool is_volatile() const { return volatile_; }
 
  private:
@@ -451,6 +452,7 @@ class Deparser {
     // nextval('seq') and currval take a regclass; the literal shows as 'seq'::regclass.
     if ((e.text == "nextval" || e.text == "currval") && e.args.size() == 1 && e.args[0]->kind == ExprKind::kString) {
       volatile_ = volatile_ || e.text == "nextval";
+      sequences_.emplace_back(e.args[0]->text, e.args[0]->location);
       return Node{e.text + "(" + Quote(e.args[0]->text) + "::regclass)", TypeId::kInt8};
     }
     const FunctionSig* sig = nullptr;
@@ -477,6 +479,7 @@ class Deparser {
 
   const DeparseOptions& options_;
   std::vector<std::string> columns_;
+  std::vector<std::pair<std::string, int>> sequences_;
   bool volatile_ = false;
 };
 
@@ -524,6 +527,7 @@ std::expected<Deparsed, Error> Deparse(const Expr& e, const DeparseOptions& opti
   out.type = n->unknown ? std::optional<TypeId>() : n->type;
   out.columns = d.columns();
   out.is_volatile = d.is_volatile();
+  out.sequences = d.sequences();
   return out;
 }
 

@@ -42,6 +42,9 @@ struct Deparsed {
   std::optional<TypeId> type;        // the expression's type when known
   std::vector<std::string> columns;  // columns referenced, in order of first mention
   bool is_volatile = false;          // calls nextval(), random(), ...
+  // Relations named by nextval('name') / currval('name') literals (a regclass PostgreSQL
+  // resolves when it analyses the expression), with the literal's location.
+  std::vector<std::pair<std::string, int>> sequences;
 };
 
 // Errors as PostgreSQL words them: 42703 unknown column, 0A000 subqueries ("cannot use

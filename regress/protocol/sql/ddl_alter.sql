@@ -64,6 +64,14 @@ CREATE TABLE bad (a int DEFAULT a + 1);
 CREATE TABLE bad (a int CHECK (a));
 CREATE TABLE bad (a int CHECK (a > (SELECT 1)));
 CREATE TABLE bad (a int DEFAULT (SELECT 1));
+CREATE TABLE bad (a int DEFAULT nextval('nosuch'));
+CREATE TABLE bad (a int DEFAULT 'x'::text);
+CREATE TABLE bad (a int DEFAULT true);
+CREATE TABLE bad (a int DEFAULT nextval('at_seq'), b text DEFAULT 5, c int DEFAULT 1.5, d date DEFAULT now());
+DROP SEQUENCE at_seq;
+DROP TABLE bad;
+ALTER TABLE at ADD COLUMN bad int DEFAULT 'x'::text;
+ALTER TABLE at ADD COLUMN bad int DEFAULT nextval('nosuch');
 -- TRUNCATE
 TRUNCATE ck;
 TRUNCATE TABLE ck, at RESTART IDENTITY;
