@@ -205,9 +205,8 @@ TEST_F(SessionTest, ErrorsCarrySqlstateAndPosition) {
       {"SELECT *", "42601", "SELECT * with no tables specified is not valid", 8},
       {"SELECT coalesce(1, 'a'::text)", "42804", "COALESCE types integer and text cannot be matched", 20},
       {"CREATE SEQUENCE s", "0A000", "this engine has no storage node", 0},  // DDL needs a Node
-      {"INSERT INTO t VALUES (1)", "0A000", "INSERT is not supported yet", 0},
-      {"EXPLAIN SELECT 1", "0A000", "EXPLAIN is not supported yet", 0},
-      {"COPY t FROM STDIN", "42P01", "relation \"t\" does not exist", 0},
+      {"INSERT INTO t VALUES (1)", "42P01", "relation \"t\" does not exist", 13},
+      {"COPY t FROM STDIN", "0A000", "COPY of a table is not supported yet", 0},
       {"SELECT 'é' || 1/0", "22012", "division by zero", 0},
       {"SELECT 'é', x", "42703", "column \"x\" does not exist", 13},
       {"SELECT 1; SELECT $1", "42P02", "there is no parameter $1", 18},

@@ -40,8 +40,8 @@ Error FromCatalog(const storage::CatalogError& e) {
   return e.error;
 }
 
-std::expected<void, Error> CheckWritable(std::string_view command, const DdlContext& ctx) {
-  auto read_only = ctx.settings.Get("transaction_read_only", false);
+std::expected<void, Error> CheckWritable(std::string_view command, const Settings& settings) {
+  auto read_only = settings.Get("transaction_read_only", false);
   if (read_only && *read_only && **read_only == "on") {
     return std::unexpected(MakeError("25006", fmt::format("cannot execute {} in a read-only transaction", command)));
   }
@@ -328,6 +328,44 @@ std::expected<std::optional<DefaultExpr>, Error> ResolveDefault(const Expr& e, s
     }
   }
   return DefaultExpr{std::move(d->text), d->is_volatile};
+}
+
+// The storage build reports only that a duplicate exists, so the key is found by reading the
+// rows in key order.
+std::string DuplicateKeyDetail(const storage::TableDesc& table, const std::vector<int16_t>& attnums, DdlContext& ctx) {
+  storage::Table rows(table.storage, ctx.caches);
+  auto it = rows.Scan(ctx.txn, storage::IndexScan{});
+  if (!it) return std::string();
+  std::vector<std::vector<Value>> keys;
+  for (;;) {
+    auto more = it->Next();
+    if (!more || !*more) break;
+    std::vector<Value> key;
+    bool has_null = false;
+    for (int16_t attnum : attnums) {
+      key.push_back(rows.Column(it->row(), attnum - 1));
+      has_null = has_null || key.back().IsNull();
+    }
+    if (!has_null) keys.push_back(std::move(key));  // NULLs never collide in a unique index
+  }
+  auto less = [](const std::vector<Value>& a, const std::vector<Value>& b) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      int c = CompareValues(a[i], b[i]);
+      if (c != 0) return c < 0;
+    }
+    return false;
+  };
+  std::ranges::sort(keys, less);
+  for (size_t i = 1; i < keys.size(); ++i) {
+    if (less(keys[i - 1], keys[i])) continue;
+    std::string names, values;
+    for (size_t k = 0; k < attnums.size(); ++k) {
+      names += (k ? ", " : "") + table.columns[attnums[k] - 1].attname;
+      values += (k ? ", " : "") + FormatText(keys[i][k], ctx.text);
+    }
+    return fmt::format("Key ({})=({}) is duplicated.", names, values);
+  }
+  return std::string();
 }
 
 }  // namespace farmdb::sql

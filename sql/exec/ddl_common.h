@@ -21,13 +21,9 @@ Error At(std::string sqlstate, std::string message, const DdlContext& ctx, int l
 Error NotSupported(std::string_view what, const DdlContext& ctx, int location);
 // simple_quote_literal with standard_conforming_strings on: quotes doubled.
 std::string QuoteLiteral(std::string_view s);
-Error FromCatalog(const storage::CatalogError& e);
+// FromCatalog, SearchPath and CheckWritable are declared in run_statement.h (DML uses them).
 Error FromStorage(const storage::StorageError& e);
-// 25006 when the transaction is READ ONLY.
-std::expected<void, Error> CheckWritable(std::string_view command, const DdlContext& ctx);
 
-// The search_path setting as schema names ("$user" left out: no such schema can exist yet).
-std::vector<std::string> SearchPath(const Settings& settings);
 // The schema an unqualified CREATE puts its relation in (RangeVarGetCreationNamespace).
 std::expected<std::string, Error> CreationNamespace(const storage::CatalogSnapshot& snapshot,
                                                     const Settings& settings);
@@ -61,6 +57,11 @@ storage::IndexDef KeyDef(const Constraint& c, std::vector<std::string> columns);
 std::expected<storage::CheckDef, Error> CheckFor(const Constraint& c,
                                                  std::function<std::optional<TypeId>(std::string_view)> column_type,
                                                  const DdlContext& ctx);
+
+// A unique index or key build that met a duplicate (23505 "could not create unique index"):
+// PostgreSQL's DETAIL `Key (a, b)=(1, x) is duplicated.` for the smallest duplicated key of
+// `attnums` among the table's rows as `ctx.txn` sees them ("" if none is found).
+std::string DuplicateKeyDetail(const storage::TableDesc& table, const std::vector<int16_t>& attnums, DdlContext& ctx);
 
 struct ResolvedType {
   TypeId type;

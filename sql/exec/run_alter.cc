@@ -59,7 +59,9 @@ std::expected<std::optional<Value>, Error> EvaluateOnce(const std::string& text,
   Binder binder(*parsed->front().source, params, 0, ctx.text);
   auto bound = binder.BindExpr(*select->targets[0].expr);
   if (!bound) return std::nullopt;
-  ExecContext exec{{}, ctx.settings, nullptr, std::chrono::steady_clock::time_point::max(), ctx.text};
+  ExecContext exec{.params = {}, .settings = ctx.settings, .cancel = nullptr,
+                   .deadline = std::chrono::steady_clock::time_point::max(), .output = ctx.text, .db = nullptr,
+                   .row = {}, .outer = {}};
   auto value = Evaluate(**bound, exec);
   if (!value) return std::unexpected(value.error());
   if (value->IsNull()) return std::optional<Value>(Value::Null(type));
@@ -248,17 +250,26 @@ class Alter {
             "42703", fmt::format("column \"{}\" of relation \"{}\" does not exist", name, (*table)->relname)));
       }
     }
+    // A key build over duplicates fails as CREATE UNIQUE INDEX does, with the key in DETAIL.
+    auto key_error = [&](const storage::CatalogError& error) {
+      Error e = FromCatalog(error);
+      if (e.sqlstate != "23505") return e;
+      std::vector<int16_t> attnums;
+      for (const std::string& name : c.columns) attnums.push_back((*table)->FindColumn(name)->attnum);
+      e.detail = DuplicateKeyDetail(**table, attnums, ctx_);
+      return e;
+    };
     switch (c.kind) {
       case Constraint::Kind::kPrimaryKey: {
         auto r = ctx_.catalog.AddPrimaryKey(ctx_.txn, oid_, KeyDef(c, c.columns));
-        if (!r) return std::unexpected(FromCatalog(r.error()));
+        if (!r) return std::unexpected(key_error(r.error()));
         return {};
       }
       case Constraint::Kind::kUnique: {
         storage::IndexDef def = KeyDef(c, c.columns);
         def.constraint = true;
         auto r = ctx_.catalog.CreateIndex(ctx_.txn, oid_, def);
-        if (!r) return std::unexpected(FromCatalog(r.error()));
+        if (!r) return std::unexpected(key_error(r.error()));
         return {};
       }
       case Constraint::Kind::kCheck: {
@@ -315,7 +326,7 @@ class Alter {
 }  // namespace
 
 std::expected<StatementOutput, Error> RunAlterTable(const AlterTableStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("ALTER TABLE", ctx); !w) return std::unexpected(w.error());
+  if (auto w = CheckWritable("ALTER TABLE", ctx.settings); !w) return std::unexpected(w.error());
   StatementOutput out;
   out.tag = "ALTER TABLE";
   Alter alter(stmt, ctx, out);
@@ -329,7 +340,7 @@ std::expected<StatementOutput, Error> RunAlterTable(const AlterTableStmt& stmt, 
 }
 
 std::expected<StatementOutput, Error> RunTruncate(const TruncateStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("TRUNCATE TABLE", ctx); !w) return std::unexpected(w.error());
+  if (auto w = CheckWritable("TRUNCATE TABLE", ctx.settings); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   // Every name is resolved before any table is emptied, as ExecuteTruncate does.

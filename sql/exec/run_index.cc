@@ -9,52 +9,9 @@
 #include "sql/exec/run_statement.h"
 
 namespace farmdb::sql {
-namespace {
-
-// A unique index build that met a duplicate: PostgreSQL's DETAIL names the first duplicated
-// key. The storage build reports only that one exists, so the key is found here by scanning
-// the rows in key order of the new index's columns.
-std::expected<std::string, Error> DuplicateKeyDetail(const storage::TableDesc& table,
-                                                     const std::vector<int16_t>& attnums, DdlContext& ctx) {
-  storage::Table rows(table.storage, ctx.caches);
-  auto it = rows.Scan(ctx.txn, storage::IndexScan{});
-  if (!it) return std::string();
-  std::vector<std::vector<Value>> keys;
-  for (;;) {
-    auto more = it->Next();
-    if (!more || !*more) break;
-    std::vector<Value> key;
-    bool has_null = false;
-    for (int16_t attnum : attnums) {
-      key.push_back(rows.Column(it->row(), attnum - 1));
-      has_null = has_null || key.back().IsNull();
-    }
-    if (!has_null) keys.push_back(std::move(key));  // NULLs never collide in a unique index
-  }
-  auto less = [](const std::vector<Value>& a, const std::vector<Value>& b) {
-    for (size_t i = 0; i < a.size(); ++i) {
-      int c = CompareValues(a[i], b[i]);
-      if (c != 0) return c < 0;
-    }
-    return false;
-  };
-  std::ranges::sort(keys, less);
-  for (size_t i = 1; i < keys.size(); ++i) {
-    if (less(keys[i - 1], keys[i])) continue;
-    std::string names, values;
-    for (size_t k = 0; k < attnums.size(); ++k) {
-      names += (k ? ", " : "") + table.columns[attnums[k] - 1].attname;
-      values += (k ? ", " : "") + FormatText(keys[i][k], ctx.text);
-    }
-    return fmt::format("Key ({})=({}) is duplicated.", names, values);
-  }
-  return std::string();
-}
-
-}  // namespace
 
 std::expected<StatementOutput, Error> RunCreateIndex(const CreateIndexStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("CREATE INDEX", ctx); !w) return std::unexpected(w.error());
+  if (auto w = CheckWritable("CREATE INDEX", ctx.settings); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   auto ref = LookupRelation(**snapshot, stmt.table, ctx);
@@ -112,18 +69,14 @@ std::expected<StatementOutput, Error> RunCreateIndex(const CreateIndexStmt& stmt
   auto oid = ctx.catalog.CreateIndex(ctx.txn, table.oid, def);
   if (!oid) {
     Error e = FromCatalog(oid.error());
-    if (e.sqlstate == "23505") {
-      auto detail = DuplicateKeyDetail(table, attnums, ctx);
-      if (!detail) return std::unexpected(detail.error());
-      e.detail = std::move(*detail);
-    }
+    if (e.sqlstate == "23505") e.detail = DuplicateKeyDetail(table, attnums, ctx);
     return std::unexpected(std::move(e));
   }
   return out;
 }
 
 std::expected<StatementOutput, Error> RunDropIndex(const DropStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("DROP INDEX", ctx); !w) return std::unexpected(w.error());
+  if (auto w = CheckWritable("DROP INDEX", ctx.settings); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   StatementOutput out;
