@@ -32,10 +32,12 @@ constexpr std::chrono::microseconds kRetryBackoff{200};
 constexpr std::chrono::microseconds kMaxRetryBackoff{50000};
 
 // DDL run in the transaction's Txn and send nothing before they succeed, so outside a block a
-// retryable abort can be retried by the server (DROP INDEX and DROP SEQUENCE are refused at
-// analysis, not_runnable.cc). SELECT is retryable too: its rows are sent after it ran.
+// retryable abort can be retried by the server. SELECT is retryable too: its rows are sent
+// after it ran.
 bool IsDdl(const StatementNode& node) {
-  return std::holds_alternative<CreateTableStmt>(node) || std::holds_alternative<DropStmt>(node);
+  return std::holds_alternative<CreateTableStmt>(node) || std::holds_alternative<DropStmt>(node) ||
+         std::holds_alternative<CreateIndexStmt>(node) || std::holds_alternative<CreateSequenceStmt>(node) ||
+         std::holds_alternative<AlterTableStmt>(node) || std::holds_alternative<TruncateStmt>(node);
 }
 bool IsDml(const StatementNode& node) {
   return std::holds_alternative<InsertStmt>(node) || std::holds_alternative<UpdateStmt>(node) ||
@@ -460,9 +462,8 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
     txn_.NoteQuery();
     auto t = txn_.Txn();
     if (!t) return std::unexpected(t.error());
-    DdlContext ddl{node_->Catalog(machine_), **t, settings_, *p.statement->source, ctx.output};
-    if (const auto* create = std::get_if<CreateTableStmt>(&node)) return RunCreateTable(*create, ddl);
-    return RunDropTable(std::get<DropStmt>(node), ddl);
+    DdlContext ddl{node_->Catalog(machine_), node_->Caches(machine_), **t, settings_, *p.statement->source, ctx.output};
+    return RunDdl(node, ddl);
   }
   // Analyze refused every other kind (NotRunnable).
   if (const auto* unsupported = std::get_if<UnsupportedStmt>(&node)) return std::unexpected(unsupported->error);

@@ -86,12 +86,15 @@ struct IndexDef {
   bool unique = false;
   IndexKind kind = IndexKind::kBTree;
   bool if_not_exists = false;
+  // CreateIndex: ALTER TABLE ADD UNIQUE, a pg_constraint row 'u' of the index's name goes with
+  // it (generated name t_a_key instead of t_a_idx). REQUIRES: unique.
+  bool constraint = false;
 };
 
 struct CheckDef {
-  std::string name;  // empty: t_<first column>_check (or t_check), made unique
+  std::string name;  // empty: t_<column>_check when it mentions one column, else t_check; made unique
   std::string expr;  // SQL text
-  std::vector<std::string> columns;  // columns it mentions (the first names the constraint)
+  std::vector<std::string> columns;  // columns it mentions
 };
 
 struct CreateTableDef {
@@ -145,6 +148,10 @@ class Catalog {
   // DROP TABLE: its indexes, constraints and owned sequences go too; storage is freed.
   CatalogResult<void> DropTable(txn::Txn& t, Oid table);
   CatalogResult<Oid> CreateIndex(txn::Txn& t, Oid table, const IndexDef& def);
+  // TRUNCATE: every row goes (the storage gets new, empty indexes, so the Txn's abort keeps the
+  // old rows). restart_identity: sequences owned by its columns start over (a new sequence
+  // object with the same options, so that too is transactional).
+  CatalogResult<void> Truncate(txn::Txn& t, Oid table, bool restart_identity);
   CatalogResult<void> DropIndex(txn::Txn& t, Oid index);
   // ALTER TABLE ADD COLUMN. Rows written before it read `missing` (PostgreSQL's attmissingval:
   // the caller evaluates a non-volatile default once; nullopt reads NULL). Returns the attnum.

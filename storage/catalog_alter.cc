@@ -208,4 +208,33 @@ CatalogResult<void> Catalog::DropConstraint(txn::Txn& t, Oid table_oid, std::str
   return d->Finish();
 }
 
+CatalogResult<void> Catalog::Truncate(txn::Txn& t, Oid table_oid, bool restart_identity) {
+  auto d = Ddl::Begin(*this, t);
+  if (!d) return std::unexpected(d.error());
+  auto table = d->Table(table_oid);
+  if (!table) return std::unexpected(table.error());
+  auto fresh = storage::Table((*table)->storage, d->caches()).Truncate(t);
+  if (!fresh) return Ddl::StorageFailure(fresh.error());
+  // Index roots by storage position, as CreateStorage assigns them.
+  TableDesc next = **table;
+  next.primary_root = fresh->primary.root;
+  size_t secondary = 0;
+  for (IndexDesc& x : next.indexes) {
+    x.root = x.indisprimary ? fresh->primary.root : fresh->secondary[secondary++].root;
+  }
+  if (auto r = d->PutTable(next, *table); !r) return r;
+  for (const auto& [seq_oid, seq] : d->snap().sequences()) {
+    if (!restart_identity || seq.owned_by_table != table_oid) continue;
+    auto state = Sequence::Read(t, seq.object);
+    if (!state) return Ddl::StorageFailure(state.error());
+    auto created = Sequence::Create(t, state->options);
+    if (!created) return Ddl::StorageFailure(created.error());
+    if (auto r = Sequence::Drop(t, seq.object); !r) return Ddl::StorageFailure(r.error());
+    SequenceDesc restarted = seq;
+    restarted.object = *created;
+    if (auto r = d->Update(SystemTableId::kSequence, SequenceRow(restarted)); !r) return r;
+  }
+  return d->Finish();
+}
+
 }  // namespace farmdb::storage

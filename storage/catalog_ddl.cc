@@ -153,7 +153,8 @@ CatalogResult<ConstraintDesc> Catalog::Ddl::Check(const TableDesc& table, const 
   };
   std::string name = def.name;
   if (name.empty()) {
-    name = ChooseName(table.relname, def.columns.empty() ? "" : def.columns.front(), "check",
+    // AddRelationNewConstraints: named for its column when it mentions exactly one.
+    name = ChooseName(table.relname, def.columns.size() == 1 ? def.columns.front() : "", "check",
                       [&](const std::string& n) { return taken(n); });
   } else if (taken(name)) {
     return Fail(Code::kDuplicate, "42710",
@@ -273,10 +274,17 @@ CatalogResult<Oid> Catalog::CreateIndex(txn::Txn& t, Oid table_oid, const IndexD
   }
   auto keys = d->KeyColumns(**table, def.columns);
   if (!keys) return std::unexpected(keys.error());
-  auto name = d->IndexName(**table, def, "idx");
+  auto name = d->IndexName(**table, def, def.constraint ? "key" : "idx");
   if (!name) return std::unexpected(name.error());
   TableDesc next = **table;
   next.indexes.push_back({d->NewOid(), table_oid, *name, *keys, def.unique, false, def.kind, {}});
+  if (def.constraint) {
+    ConstraintDesc c{d->NewOid(), *name, table_oid, 'u', next.indexes.back().oid, {}, ""};
+    for (const IndexKeyColumn& k : *keys) c.conkey.push_back(k.attnum);
+    if (auto r = d->Insert(SystemTableId::kConstraint, ConstraintRow(c)); !r) {
+      return std::unexpected(r.error());
+    }
+  }
   IndexSpec spec = StorageDescriptor(next).secondary.back().spec;
   auto built = storage::Table((*table)->storage, d->caches()).AddIndex(t, spec);
   if (!built && built.error().code == StorageError::Code::kDuplicateKey) {

@@ -27,6 +27,7 @@ struct StatementOutput {
 // What DDL runs against: the catalog through the session's machine, in the statement's Txn.
 struct DdlContext {
   storage::Catalog catalog;
+  storage::TableCaches caches;  // the machine's, for DDL that reads rows (DETAILs, emptiness)
   txn::Txn& txn;
   Settings& settings;
   std::string_view source;  // the statement text (error positions)
@@ -49,16 +50,28 @@ std::expected<StatementOutput, Error> RunCopyFrom(const CopyStmt& stmt, const In
 
 // INSERT, UPDATE, DELETE (run_dml.cc); ctx.db must be attached.
 std::expected<StatementOutput, Error> RunDml(const DmlPlan& plan, ExecContext& ctx);
-// 25006 when the transaction is READ ONLY.
+// 25006 when the transaction is READ ONLY (ddl_common.cc).
 std::expected<void, Error> CheckWritable(std::string_view command, const Settings& settings);
 
+// Any DDL statement (CREATE/DROP TABLE, INDEX, SEQUENCE, ALTER TABLE, TRUNCATE) to its
+// executor below (run_ddl.cc).
+std::expected<StatementOutput, Error> RunDdl(const StatementNode& node, DdlContext& ctx);
 // CREATE TABLE [IF NOT EXISTS] and DROP TABLE [IF EXISTS] (run_ddl.cc).
 std::expected<StatementOutput, Error> RunCreateTable(const CreateTableStmt& stmt, DdlContext& ctx);
 std::expected<StatementOutput, Error> RunDropTable(const DropStmt& stmt, DdlContext& ctx);
+// CREATE [UNIQUE] INDEX [IF NOT EXISTS] and DROP INDEX [IF EXISTS] (run_index.cc).
+std::expected<StatementOutput, Error> RunCreateIndex(const CreateIndexStmt& stmt, DdlContext& ctx);
+std::expected<StatementOutput, Error> RunDropIndex(const DropStmt& stmt, DdlContext& ctx);
+// CREATE SEQUENCE [IF NOT EXISTS] and DROP SEQUENCE [IF EXISTS] (run_sequence.cc).
+std::expected<StatementOutput, Error> RunCreateSequence(const CreateSequenceStmt& stmt, DdlContext& ctx);
+std::expected<StatementOutput, Error> RunDropSequence(const DropStmt& stmt, DdlContext& ctx);
+// ALTER TABLE [IF EXISTS] and TRUNCATE (run_alter.cc).
+std::expected<StatementOutput, Error> RunAlterTable(const AlterTableStmt& stmt, DdlContext& ctx);
+std::expected<StatementOutput, Error> RunTruncate(const TruncateStmt& stmt, DdlContext& ctx);
 
-// A catalog failure as the client sees it (run_ddl.cc): its own error, or a storage failure.
+// A catalog failure as the client sees it (ddl_common.cc): its own error, or a storage failure.
 Error FromCatalog(const storage::CatalogError& e);
-// The search_path setting as schema names, in order (run_ddl.cc).
+// The search_path setting as schema names, in order (ddl_common.cc).
 std::vector<std::string> SearchPath(const Settings& settings);
 
 // SHOW's result columns (SHOW ALL: name, setting, description).

@@ -222,13 +222,13 @@ struct CreateIndexStmt {
 };
 
 struct AlterTableCmd {
-  enum class Kind { kAddColumn, kDropColumn, kAddConstraint };
+  enum class Kind { kAddColumn, kDropColumn, kAddConstraint, kDropConstraint };
   Kind kind = Kind::kAddColumn;
   ColumnDef column;         // kAddColumn
-  std::string column_name;  // kDropColumn
+  std::string column_name;  // kDropColumn; kDropConstraint: the constraint's name
   Constraint constraint;    // kAddConstraint
-  bool if_exists = false;   // ADD COLUMN IF NOT EXISTS / DROP COLUMN IF EXISTS
-  bool cascade = false;     // kDropColumn
+  bool if_exists = false;   // ADD COLUMN IF NOT EXISTS / DROP COLUMN|CONSTRAINT IF EXISTS
+  bool cascade = false;     // kDropColumn, kDropConstraint
 };
 
 struct AlterTableStmt {
@@ -246,6 +246,7 @@ struct TruncateStmt {
 struct CreateSequenceStmt {
   QualifiedName sequence;
   bool if_not_exists = false;
+  std::optional<TypeName> as_type;  // AS smallint|integer|bigint
   std::optional<int64_t> start, increment, min_value, max_value, cache;  // nullopt: default
   bool cycle = false;
   std::vector<std::string> owned_by;  // table.column, or {"none"}; empty when not given

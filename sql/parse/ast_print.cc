@@ -194,6 +194,9 @@ struct StatementPrinter {
                         (c.cascade ? " CASCADE" : "");
                case AlterTableCmd::Kind::kAddConstraint:
                  return "ADD " + ConstraintText(c.constraint);
+               case AlterTableCmd::Kind::kDropConstraint:
+                 return std::string("DROP CONSTRAINT ") + (c.if_exists ? "IF EXISTS " : "") + c.column_name +
+                        (c.cascade ? " CASCADE" : "");
              }
              return "";
            });
@@ -204,7 +207,7 @@ struct StatementPrinter {
   }
   std::string operator()(const CreateSequenceStmt& s) const {
     return "CREATE SEQUENCE " + std::string(s.if_not_exists ? "IF NOT EXISTS " : "") + Name(s.sequence) +
-           Optional("START", s.start) + Optional("INCREMENT", s.increment) + Optional("MINVALUE", s.min_value) +
+           (s.as_type ? " AS " + Names(s.as_type->names, ".") : "") + Optional("START", s.start) + Optional("INCREMENT", s.increment) + Optional("MINVALUE", s.min_value) +
            Optional("MAXVALUE", s.max_value) + Optional("CACHE", s.cache) + (s.cycle ? " CYCLE" : "") +
            (s.owned_by.empty() ? "" : " OWNED BY " + Names(s.owned_by, "."));
   }

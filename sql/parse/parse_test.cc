@@ -106,6 +106,8 @@ TEST(ParseTest, DropIndexAlterTruncateSequence) {
        "ALTER TABLE IF EXISTS t ADD COLUMN IF NOT EXISTS c text, DROP COLUMN d, DROP COLUMN IF EXISTS e CASCADE"},
       {"ALTER TABLE t ADD CONSTRAINT pk PRIMARY KEY (a, b)", "ALTER TABLE t ADD CONSTRAINT pk PRIMARY KEY (a, b)"},
       {"ALTER TABLE t ADD UNIQUE (c)", "ALTER TABLE t ADD UNIQUE (c)"},
+      {"ALTER TABLE t DROP CONSTRAINT c, DROP CONSTRAINT IF EXISTS d CASCADE",
+       "ALTER TABLE t DROP CONSTRAINT c, DROP CONSTRAINT IF EXISTS d CASCADE"},
       {"TRUNCATE t", "TRUNCATE t"},
       {"TRUNCATE TABLE a, s.b RESTART IDENTITY CASCADE", "TRUNCATE a, s.b RESTART IDENTITY CASCADE"},
       {"CREATE SEQUENCE s", "CREATE SEQUENCE s"},
@@ -114,6 +116,7 @@ TEST(ParseTest, DropIndexAlterTruncateSequence) {
        "CREATE SEQUENCE IF NOT EXISTS s.q START 10 INCREMENT -2 MINVALUE -100 MAXVALUE 9999999999 CACHE 5 CYCLE "
        "OWNED BY t.id"},
       {"CREATE SEQUENCE q NO MINVALUE NO MAXVALUE NO CYCLE START WITH 3", "CREATE SEQUENCE q START 3"},
+      {"CREATE SEQUENCE q AS smallint", "CREATE SEQUENCE q AS pg_catalog.int2"},
   });
 }
 
@@ -299,7 +302,7 @@ TEST(ParseTest, Refusals) {
       {"CREATE INDEX ON t (a) WHERE a > 0", "0A000", "partial indexes is not supported yet", 0},
       {"DROP VIEW v", "0A000", "DROP VIEW is not supported yet", 0},
       {"ALTER TABLE t ALTER COLUMN a TYPE int8", "0A000", "ALTER TABLE ... ALTER COLUMN ... TYPE is not supported yet", 0},
-      {"CREATE SEQUENCE s AS int4", "0A000", "sequence option \"as\" is not supported yet", 19},
+      {"CREATE SEQUENCE s RESTART 5", "0A000", "sequence option \"restart\" is not supported yet", 19},
       {"CREATE SEQUENCE s START 1 START 2", "42601", "conflicting or redundant options", 27},
       {"UPDATE t SET (a, b) = (1, 2)", "0A000", "SET (column, ...) = ... is not supported yet", 15},
       {"UPDATE t SET a = 1 FROM u", "0A000", "UPDATE ... FROM is not supported yet", 0},

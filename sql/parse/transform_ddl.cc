@@ -142,6 +142,9 @@ std::expected<CreateSequenceStmt, Error> Transformer::TransformCreateSequence(co
       auto v = number();
       if (!v) return std::unexpected(v.error());
       *target = *v;
+    } else if (option == "as") {
+      const PgQuery__TypeName& type = *opt.arg->type_name;
+      seq.as_type = TypeName{StringList(type.names, type.n_names), {}, type.location};
     } else if (option == "cycle") {
       seq.cycle = opt.arg->boolean->boolval;
     } else if (option == "owned_by") {

@@ -177,7 +177,10 @@ std::expected<AlterTableStmt, Error> Transformer::TransformAlterTable(const PgQu
       case PG_QUERY__ALTER_TABLE_TYPE__AT_AlterColumnType:
         return std::unexpected(NotSupported("ALTER TABLE ... ALTER COLUMN ... TYPE"));
       case PG_QUERY__ALTER_TABLE_TYPE__AT_DropConstraint:
-        return std::unexpected(NotSupported("ALTER TABLE ... DROP CONSTRAINT"));
+        out.kind = AlterTableCmd::Kind::kDropConstraint;
+        out.column_name = cmd.name;
+        out.cascade = cmd.behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+        break;
       default:
         return std::unexpected(NotSupported("this ALTER TABLE action"));
     }

@@ -1,0 +1,85 @@
+-- ALTER TABLE (ADD/DROP COLUMN, ADD/DROP CONSTRAINT), CHECK constraints and non-constant
+-- defaults in CREATE TABLE, and TRUNCATE, on empty tables.
+\set SHOW_CONTEXT never
+\set ON_ERROR_STOP 0
+CREATE TABLE at (a int, b text);
+ALTER TABLE nosuch ADD COLUMN c int;
+ALTER TABLE IF EXISTS nosuch ADD COLUMN c int;
+ALTER TABLE at ADD COLUMN a int;
+ALTER TABLE at ADD COLUMN IF NOT EXISTS a int;
+ALTER TABLE at ADD COLUMN c int NOT NULL DEFAULT 5, ADD d text DEFAULT 'x';
+ALTER TABLE at ADD COLUMN e timestamptz DEFAULT now(), ADD COLUMN f serial;
+ALTER TABLE at ADD COLUMN g nosuchtype;
+ALTER TABLE at DROP COLUMN zz;
+ALTER TABLE at DROP COLUMN IF EXISTS zz;
+ALTER TABLE at DROP COLUMN g;
+ALTER TABLE at DROP COLUMN d, DROP COLUMN IF EXISTS e;
+ALTER TABLE at DROP CONSTRAINT zz;
+ALTER TABLE at DROP CONSTRAINT IF EXISTS zz;
+CREATE SEQUENCE at_seq;
+ALTER TABLE at_seq ADD COLUMN c int;
+CREATE INDEX at_idx ON at (a);
+ALTER TABLE at_idx ADD COLUMN c int;
+ALTER TABLE at ADD PRIMARY KEY (a), ADD PRIMARY KEY (b);
+ALTER TABLE at ADD PRIMARY KEY (zz);
+ALTER TABLE at ADD CONSTRAINT u1 UNIQUE (b);
+ALTER TABLE at ADD UNIQUE (a, b);
+ALTER TABLE at ADD CHECK (a > 0);
+ALTER TABLE at ADD CONSTRAINT ck CHECK (b <> 'x');
+ALTER TABLE at ADD CONSTRAINT ck CHECK (b <> 'y');
+ALTER TABLE at ADD CHECK (zz > 0);
+ALTER TABLE at ADD CHECK (a);
+ALTER TABLE at ADD PRIMARY KEY (a);
+ALTER TABLE at ADD PRIMARY KEY (b);
+DROP INDEX at_pkey;
+DROP INDEX u1;
+ALTER TABLE at DROP CONSTRAINT u1;
+DROP INDEX u1;
+ALTER TABLE at DROP CONSTRAINT at_pkey, DROP CONSTRAINT at_a_check;
+ALTER TABLE at DROP COLUMN b;
+ALTER TABLE at DROP CONSTRAINT at_a_b_key;
+DROP SEQUENCE at_f_seq;
+BEGIN;
+ALTER TABLE at ADD COLUMN in_block int;
+ROLLBACK;
+ALTER TABLE at DROP COLUMN in_block;
+-- CHECK constraints and defaults that are expressions.
+CREATE TABLE ck (
+  id serial,
+  a int CHECK (a > 0),
+  b text DEFAULT 'x' CHECK (b <> ''),
+  c numeric CHECK (c >= 1.5 AND c < 100),
+  d timestamptz DEFAULT now(),
+  g int DEFAULT (1 + 2) * 3,
+  i int CHECK (i IS NOT NULL OR a IS NULL),
+  j text CHECK (j IN ('a', 'b')),
+  n varchar(5) CHECK (length(n) > 2),
+  o int CHECK (o BETWEEN 1 AND 10),
+  v text DEFAULT lower('ABC'),
+  CONSTRAINT named CHECK (a < 1000 OR b IS NULL),
+  CHECK (a + g > 0)
+);
+CREATE TABLE bad (a int CHECK (b > 0));
+CREATE TABLE bad (a int DEFAULT a + 1);
+CREATE TABLE bad (a int CHECK (a));
+CREATE TABLE bad (a int CHECK (a > (SELECT 1)));
+CREATE TABLE bad (a int DEFAULT (SELECT 1));
+CREATE TABLE bad (a int DEFAULT nextval('nosuch'));
+CREATE TABLE bad (a int DEFAULT 'x'::text);
+CREATE TABLE bad (a int DEFAULT true);
+CREATE TABLE bad (a int DEFAULT nextval('at_seq'), b text DEFAULT 5, c int DEFAULT 1.5, d date DEFAULT now());
+DROP SEQUENCE at_seq;
+DROP TABLE bad;
+ALTER TABLE at ADD COLUMN bad int DEFAULT 'x'::text;
+ALTER TABLE at ADD COLUMN bad int DEFAULT nextval('nosuch');
+-- TRUNCATE
+TRUNCATE ck;
+TRUNCATE TABLE ck, at RESTART IDENTITY;
+TRUNCATE nosuch;
+TRUNCATE at_seq;
+TRUNCATE at_idx;
+BEGIN READ ONLY;
+TRUNCATE at;
+ROLLBACK;
+DROP TABLE at, ck;
+DROP SEQUENCE at_seq;
