@@ -37,6 +37,7 @@ const std::vector<Signature>& Catalog() {
       {"round", Function::kRound, {kFloat8}, kFloat8},
       {"round", Function::kRound, {kNumeric}, kNumeric},
       {"round", Function::kRound, {kNumeric, kInt4}, kNumeric},
+      {"pg_export_snapshot", Function::kPgExportSnapshot, {}, kText},
   };
   return kCatalog;
 }

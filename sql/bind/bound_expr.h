@@ -32,7 +32,7 @@ enum class BoundKind {
 
 enum class ArithOp { kAdd, kSub, kMul, kDiv, kMod };
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
-enum class Function { kVersion, kCurrentSetting, kSetConfig, kPgSleep, kUpper, kLower, kLength, kAbs, kRound };
+enum class Function { kVersion, kCurrentSetting, kSetConfig, kPgSleep, kUpper, kLower, kLength, kAbs, kRound, kPgExportSnapshot };
 
 struct BoundExpr;
 using BoundExprPtr = std::unique_ptr<BoundExpr>;

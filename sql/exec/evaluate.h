@@ -15,6 +15,8 @@
 
 namespace farmdb::sql {
 
+class TransactionBlock;
+
 struct ExecContext {
   std::span<const Value> params;
   Settings& settings;
@@ -22,6 +24,9 @@ struct ExecContext {
   // statement_timeout's deadline (time_point::max() when off).
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   TextOptions output;
+  // The session's transaction, for functions that act on it (pg_export_snapshot); null when
+  // there is none (e.g. evaluation outside a session).
+  TransactionBlock* transaction = nullptr;
 
   // 57014 when the client cancelled or the statement ran past statement_timeout.
   std::expected<void, Error> CheckInterrupts() const;

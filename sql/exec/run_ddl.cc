@@ -129,11 +129,7 @@ Error FromCatalog(const storage::CatalogError& e) {
 }
 
 std::expected<void, Error> CheckWritable(std::string_view command, const DdlContext& ctx) {
-  auto read_only = ctx.settings.Get("transaction_read_only", false);
-  if (read_only && *read_only && **read_only == "on") {
-    return std::unexpected(MakeError("25006", fmt::format("cannot execute {} in a read-only transaction", command)));
-  }
-  return {};
+  return RequireWritable(ctx.settings, command);
 }
 
 // The search_path setting as schema names (SplitIdentifierString: commas outside double
