@@ -126,6 +126,51 @@ TEST_F(TransactionSemanticsTest, OnlyOneStatementTransactionsAreRetried) {
   }
 }
 
+// Runs `sql` on `other` when the first CommandComplete arrives, i.e. between the first and the
+// second statement of a message.
+class InterleavingSink : public RecordingSink {
+ public:
+  InterleavingSink(Session& other, std::string sql) : other_(other), sql_(std::move(sql)) {}
+  void CommandComplete(std::string_view tag) override {
+    RecordingSink::CommandComplete(tag);
+    if (tags.size() != 1) return;
+    RecordingSink sink;
+    auto r = other_.SimpleQuery(sql_, sink);
+    other_error = r ? "" : r.error().message;
+  }
+  std::string other_error = "not run";
+
+ private:
+  Session& other_;
+  std::string sql_;
+};
+
+TEST_F(TransactionSemanticsTest, AMessagesCommitFailureReachesTheClientAfterItsResults) {
+  // b commits DDL between a's two statements; both write the catalog root, so a's message
+  // transaction fails at its commit, after the first statement's result went out: 40001, not
+  // retried, and neither of a's tables exists.
+  Start(2);
+  auto a = NewSession();
+  auto b = NewSession();
+  InterleavingSink sink(*b, "CREATE TABLE y (a int)");
+  auto r = a->SimpleQuery("CREATE TABLE p (a int); CREATE TABLE q (a int)", sink);
+  EXPECT_EQ(sink.other_error, "");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().sqlstate, "40001");
+  EXPECT_EQ(sink.tags, (std::vector<std::string>{"CREATE TABLE", "CREATE TABLE"}));
+  EXPECT_EQ(a->Status(), TxnStatus::kIdle);
+  EXPECT_FALSE(HasTable("p"));
+  EXPECT_FALSE(HasTable("q"));
+  EXPECT_TRUE(HasTable("y"));
+  // The same interleaving around one-statement messages conflicts with nothing: each commits
+  // before its CommandComplete.
+  InterleavingSink single(*b, "CREATE TABLE z (a int)");
+  ASSERT_TRUE(a->SimpleQuery("CREATE TABLE p (a int)", single));
+  EXPECT_EQ(single.other_error, "");
+  EXPECT_TRUE(HasTable("p"));
+  EXPECT_TRUE(HasTable("z"));
+}
+
 TEST_F(TransactionSemanticsTest, ReadCommittedSeesCommitsBetweenStatements) {
   Start(2);
   auto reader = NewSession();
