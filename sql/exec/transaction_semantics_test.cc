@@ -171,6 +171,19 @@ TEST_F(TransactionSemanticsTest, AMessagesCommitFailureReachesTheClientAfterItsR
   EXPECT_TRUE(HasTable("z"));
 }
 
+TEST_F(TransactionSemanticsTest, AStatementThatFailsAnalysisLeavesNoTransactionBehind) {
+  // Name lookup reads the catalog in the session's Txn before the statement starts; when it
+  // fails, that Txn must end with it, or the next statement would read at its old R.
+  Start(2);
+  auto a = NewSession();
+  auto b = NewSession();
+  EXPECT_EQ(Run(*a, "SELECT x FROM missing").sqlstate, "42P01");
+  ASSERT_EQ(Run(*b, "CREATE TABLE t (x int)").message, "");
+  ASSERT_EQ(Run(*b, "INSERT INTO t VALUES (1)").message, "");
+  ASSERT_EQ(Run(*a, "SELECT x FROM t").message, "");
+  EXPECT_EQ(sink_.rows, (std::vector<std::vector<std::string>>{{"1"}}));
+}
+
 TEST_F(TransactionSemanticsTest, ReadCommittedSeesCommitsBetweenStatements) {
   Start(2);
   auto reader = NewSession();
