@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "sql/exec/snapshot_registry.h"
+
 namespace farmdb::txn {
 class Worker;
 }
@@ -61,6 +63,8 @@ class Node {
   // The catalog through `machine`'s cache, and that machine's caches for user tables.
   storage::Catalog Catalog(int machine) const;
   storage::TableCaches Caches(int machine) const;
+  // Snapshots exported by pg_export_snapshot() in this Node's sessions.
+  SnapshotRegistry& Snapshots() { return snapshots_; }
 
  private:
   struct Machine;  // node.cc: an engine and its caches
@@ -71,6 +75,7 @@ class Node {
   std::vector<std::unique_ptr<Machine>> machines_;
   uint64_t catalog_root_ = 0;  // txn::Addr's raw bits
   std::atomic<uint32_t> next_machine_{0};
+  SnapshotRegistry snapshots_;
 };
 
 }  // namespace farmdb::sql

@@ -131,7 +131,7 @@ class SessionImpl final : public Session {
         machine_(machine),
         worker_(std::move(worker)),
         settings_(std::move(settings)),
-        txn_(settings_, worker_.get()),
+        txn_(settings_, worker_.get(), node_ ? &node_->Snapshots() : nullptr),
         cancel_(options.cancel),
         reported_(settings_.Reported()),
         user_(options.user),
@@ -142,7 +142,9 @@ class SessionImpl final : public Session {
 
   std::vector<std::pair<std::string, std::string>> ReportedSettings() const override { return settings_.Reported(); }
   TxnStatus Status() const override { return txn_.Status(); }
-  void Sync() override { txn_.EndImplicit(); }
+  // Each Execute committed its own Txn (TransactionBlock: kStatement), so ending the implicit
+  // transaction here commits nothing and cannot fail.
+  void Sync() override { (void)txn_.EndImplicit(); }
 
   std::expected<void, Error> SimpleQuery(std::string_view text, ResultSink& sink) override {
     auto statements = Parse(text);
@@ -151,6 +153,9 @@ class SessionImpl final : public Session {
       sink.EmptyQuery();
       return {};
     }
+    // Several statements are one implicit transaction (TransactionBlock's header comment).
+    txn_.StartMessage(statements->size() > 1 ? TransactionBlock::ImplicitScope::kMessage
+                                             : TransactionBlock::ImplicitScope::kStatement);
     for (Statement& statement : *statements) {
       // Parse analysis warns before the statement runs (or fails). The extended protocol's
       // Prepare has no sink, so its analysis warnings are not sent.
@@ -164,7 +169,7 @@ class SessionImpl final : public Session {
       if (!result) return std::unexpected(result.error());
       sink.CommandComplete(result->command_tag);
     }
-    txn_.EndImplicit();
+    if (auto ended = txn_.EndImplicit(); !ended) return Fail(ended.error(), sink);
     ReportChanges(sink);
     return {};
   }
@@ -190,6 +195,7 @@ class SessionImpl final : public Session {
                                                      const BindParameters& params) override;
 
   std::expected<ExecuteResult, Error> Execute(Portal& portal, int64_t max_rows, ResultSink& sink) override {
+    txn_.StartMessage(TransactionBlock::ImplicitScope::kStatement);
     auto result = Run(static_cast<PortalImpl&>(portal), max_rows, sink, /*describe=*/false);
     // PostgreSQL reports changed settings just before ReadyForQuery; Sync has no sink, so the
     // extended protocol reports them at the end of each Execute instead.
@@ -431,7 +437,7 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
     }
     if (is_select) return RunSelect(*portal.analysis->query, ctx);
     if (portal.analysis->copy_from) {
-      if (auto writable = CheckWritable("COPY FROM", settings_); !writable) return std::unexpected(writable.error());
+      if (auto writable = txn_.RequireWritable("COPY FROM"); !writable) return std::unexpected(writable.error());
       return RunCopyFrom(*copy, *portal.analysis->copy_from, ctx, sink);
     }
     return RunCopy(*copy, *portal.analysis->query, ctx, sink);
@@ -448,7 +454,7 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
   if (IsDml(node)) {
     txn_.NoteQuery();
     std::string_view command = std::holds_alternative<InsertStmt>(node) ? "INSERT" : std::holds_alternative<UpdateStmt>(node) ? "UPDATE" : "DELETE";
-    if (auto writable = CheckWritable(command, settings_); !writable) return std::unexpected(writable.error());
+    if (auto writable = txn_.RequireWritable(command); !writable) return std::unexpected(writable.error());
     auto analysis = Revalidate(p);
     if (!analysis) return std::unexpected(analysis.error());
     portal.analysis = *analysis;
@@ -488,6 +494,7 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
                     settings_.Text()};
     ctx.transaction_start = transaction_start_;
     ctx.statement_start = statement_start;
+    ctx.transaction = &txn_;
     if (int64_t timeout = settings_.StatementTimeoutMs(); timeout > 0) {
       ctx.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
     }
@@ -498,12 +505,13 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
       return output;
     };
     auto output = run();
-    // Outside a block a conflict is retried here, since nothing reached the client: the
-    // executors of RetryableOutsideBlock statements send nothing before they succeed (rows and
-    // notices wait in the output). A block's statements are not retried: the client sees 40001.
+    // A statement that is its whole implicit transaction is retried here after a conflict, since
+    // nothing of it reached the client (TransactionBlock::CanRetryStatement): the executors of
+    // RetryableOutsideBlock statements send nothing before they succeed (rows and notices wait
+    // in the output).
     auto backoff = kRetryBackoff;
     for (int attempt = 0; !output && output.error().sqlstate == "40001" && attempt < kMaxRetries &&
-                          txn_.state() == TransactionBlock::State::kImplicit && RetryableOutsideBlock(p.statement->node);
+                          txn_.CanRetryStatement() && RetryableOutsideBlock(p.statement->node);
          ++attempt) {
       txn_.AbortStatementTxn();
       std::this_thread::sleep_for(backoff);

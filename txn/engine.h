@@ -212,6 +212,8 @@ class Worker {
 
   Timestamp OldestActive();
   void Unregister(Timestamp read_ts);
+  // Txn::RefreshReadTimestamp: a fresh R (>= old_r) registered in place of old_r.
+  Timestamp AdvanceReadTimestamp(Timestamp old_r, bool strict);
   void DeliverLockReply(const LockReply& r);
   std::vector<LockReply> AwaitLockReplies(TxnId txn, size_t n);
   // Truncations piggybacked on the next record to `to` (at most kPiggyback of them).

@@ -57,6 +57,16 @@ void Txn::Abort() {
   if (!finished_) Fail(AbortReason::kUser);
 }
 
+std::expected<void, TxnError> Txn::RefreshReadTimestamp() {
+  if (error_) return std::unexpected(*error_);
+  if (finished_ || options_.isolation != Isolation::kSnapshot || options_.snapshot_ts) {
+    return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
+  }
+  read_ts_ = worker_->AdvanceReadTimestamp(read_ts_, options_.strict);
+  reads_.clear();
+  return {};
+}
+
 namespace {
 std::unexpected<TxnError> Invalid() {
   return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});

@@ -107,6 +107,29 @@ class Txn {
   std::expected<CommitInfo, TxnError> Commit();
   void Abort();
 
+  // Snapshot isolation only: moves R forward to a fresh read timestamp, taken as Begin takes one
+  // (strict: GET_TS, waiting out the uncertainty; non-strict: L; never below the current R), so
+  // later reads see every transaction committed before the call. SQL's READ COMMITTED calls it
+  // at each statement (DESIGN.md §2: "a fresh read timestamp per statement").
+  //  - Read set: dropped. The copies are views at the old R, and SI does not validate reads
+  //    (FaRMv2 §4.2), so nothing depends on them; later reads fetch the version visible at the
+  //    new R. Reads of objects in the write set still return this transaction's own writes.
+  //  - Write set: kept, each entry still carrying the version it was first read at. LOCK checks
+  //    that version (§4.2), so an object written before the refresh that another transaction
+  //    commits to afterwards makes Commit fail (kLockConflict): first committer wins over the
+  //    whole transaction. That is stricter than PostgreSQL's READ COMMITTED, which re-applies
+  //    the UPDATE to the newest row version; here the client sees 40001 instead of a lost update.
+  //  - Opacity (§4.2) holds per interval between refreshes: the reads between two refreshes see
+  //    one consistent snapshot; the transaction as a whole sees a sequence of snapshots, each
+  //    newer than the last, which is what READ COMMITTED promises and no more.
+  //  - GC (§4.5-4.6): the new R is registered with the worker before the old one is dropped, so
+  //    OAT never passes a timestamp this transaction may still read at. A long READ COMMITTED
+  //    block therefore no longer holds back GC at its first statement's R.
+  // kInvalidArgument (the transaction stays usable) for serializable transactions, whose read set
+  // must be validated at one W, and for stale-snapshot ones (snapshot_ts fixes R by definition).
+  // After an abort it returns the abort's error.
+  std::expected<void, TxnError> RefreshReadTimestamp();
+
  private:
   friend class Worker;
   struct ReadEntry {

@@ -55,6 +55,17 @@ Timestamp Worker::OldestActive() {
   return active_.empty() ? ~Timestamp{0} : *active_.begin();
 }
 
+Timestamp Worker::AdvanceReadTimestamp(Timestamp old_r, bool strict) {
+  cluster::Clock& clock = engine_->machine().clock();
+  // old_r stays registered while the new R is taken (it plays the role of Begin's placeholder),
+  // so OAT_local cannot pass the new R before it is registered (FaRMv2 §4.5).
+  Timestamp r = std::max(old_r, strict ? clock.GetTs() : clock.Now().lower);
+  std::lock_guard l(active_mu_);
+  active_.erase(active_.find(old_r));
+  active_.insert(r);
+  return r;
+}
+
 void Worker::Unregister(Timestamp read_ts) {
   std::lock_guard l(active_mu_);
   active_.erase(active_.find(read_ts));

@@ -16,6 +16,7 @@ Suites (each gets the target's address and roles through E2E_* environment varia
   libpq     the libpq_test program (--libpq-bin).
   jdbc      JdbcTest.java compiled with javac into the work dir and run against pgjdbc.
   psycopg2  psycopg2_test.py.
+  isolation ../isolation/isolation_test.py: concurrent-session isolation scenarios.
   serve     start the target, print the environment, wait for Ctrl-C (manual exploration).
 
 Exit code 0 only if the suite passed and the target stopped cleanly. A missing dependency is a
@@ -163,12 +164,21 @@ def JdbcSuite(target, args, env):
                        "JdbcTest"], env)
 
 
-def Psycopg2Suite(target, args, env):
+def RequirePsycopg2():
     probe = subprocess.run(["/usr/bin/python3", "-c", "import psycopg2"], capture_output=True)
     if probe.returncode != 0:
         raise HarnessError("missing dependency: psycopg2 for /usr/bin/python3 "
                            "(Debian package python3-psycopg2)")
+
+
+def Psycopg2Suite(target, args, env):
+    RequirePsycopg2()
     return RunProgram(["/usr/bin/python3", str(HERE / "psycopg2_test.py")], env)
+
+
+def IsolationSuite(target, args, env):
+    RequirePsycopg2()
+    return RunProgram(["/usr/bin/python3", str(HERE.parent / "isolation" / "isolation_test.py")], env)
 
 
 def ServeSuite(target, args, env):
@@ -183,7 +193,7 @@ def ServeSuite(target, args, env):
 
 
 SUITES = {"psql": PsqlSuite, "libpq": LibpqSuite, "jdbc": JdbcSuite, "psycopg2": Psycopg2Suite,
-          "serve": ServeSuite}
+          "isolation": IsolationSuite, "serve": ServeSuite}
 
 
 def main():

@@ -26,6 +26,7 @@ const std::vector<Signature>& SessionFunctions() {
       {"current_setting", Function::kCurrentSetting, {kText, kBool}, kText},
       {"set_config", Function::kSetConfig, {kText, kText, kBool}, kText},
       {"pg_sleep", Function::kPgSleep, {kFloat8}, kVoid},
+      {"pg_export_snapshot", Function::kPgExportSnapshot, {}, kText},
   };
   return kCatalog;
 }

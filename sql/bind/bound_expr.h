@@ -45,7 +45,7 @@ enum class BoundKind {
 
 enum class ArithOp { kAdd, kSub, kMul, kDiv, kMod };
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
-enum class Function { kVersion, kCurrentSetting, kSetConfig, kPgSleep };
+enum class Function { kVersion, kCurrentSetting, kSetConfig, kPgSleep, kPgExportSnapshot };
 
 struct BoundExpr;
 struct Builtin;

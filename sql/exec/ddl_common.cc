@@ -40,13 +40,6 @@ Error FromCatalog(const storage::CatalogError& e) {
   return e.error;
 }
 
-std::expected<void, Error> CheckWritable(std::string_view command, const Settings& settings) {
-  auto read_only = settings.Get("transaction_read_only", false);
-  if (read_only && *read_only && **read_only == "on") {
-    return std::unexpected(MakeError("25006", fmt::format("cannot execute {} in a read-only transaction", command)));
-  }
-  return {};
-}
 
 // SplitIdentifierString: commas outside double quotes, unquoted names down-cased, "" inside
 // quotes is one quote.

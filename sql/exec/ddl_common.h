@@ -21,7 +21,8 @@ Error At(std::string sqlstate, std::string message, const DdlContext& ctx, int l
 Error NotSupported(std::string_view what, const DdlContext& ctx, int location);
 // simple_quote_literal with standard_conforming_strings on: quotes doubled.
 std::string QuoteLiteral(std::string_view s);
-// FromCatalog, SearchPath and CheckWritable are declared in run_statement.h (DML uses them).
+// FromCatalog and SearchPath are declared in run_statement.h (DML uses them); the read-only
+// check is RequireWritable (transaction_block.h).
 Error FromStorage(const storage::StorageError& e);
 
 // The schema an unqualified CREATE puts its relation in (RangeVarGetCreationNamespace).

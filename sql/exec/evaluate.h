@@ -17,6 +17,8 @@
 
 namespace farmdb::sql {
 
+class TransactionBlock;
+
 // What statements over tables run against: the statement's transaction, the catalog snapshot it
 // was analysed under, and the session's machine's caches.
 struct DatabaseAccess {
@@ -35,6 +37,9 @@ struct ExecContext {
   // statement_timeout's deadline (time_point::max() when off).
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   TextOptions output;
+  // The session's transaction, for functions that act on it (pg_export_snapshot); null when
+  // there is none (e.g. evaluation outside a session).
+  TransactionBlock* transaction = nullptr;
   DatabaseAccess* db = nullptr;  // null for statements that touch no table
   // The row kColumn expressions read (set by the plan node evaluating them), and the rows of
   // the enclosing queries of a correlated subquery, innermost last (kColumn with levels_up).

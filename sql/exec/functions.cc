@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "sql/exec/evaluate.h"
+#include "sql/exec/transaction_block.h"
 #include "sql/types/cast.h"
 
 namespace farmdb::sql {
@@ -49,6 +50,12 @@ std::expected<Value, Error> EvalFunction(const BoundExpr& e, std::span<const Val
     }
     case Function::kPgSleep:
       return Sleep(args[0].AsFloat(), ctx);
+    case Function::kPgExportSnapshot: {
+      if (ctx.transaction == nullptr) return std::unexpected(MakeError("0A000", "pg_export_snapshot() needs a session transaction"));
+      auto id = ctx.transaction->ExportSnapshot();
+      if (!id) return std::unexpected(id.error());
+      return Value::Str(TypeId::kText, std::move(*id));
+    }
   }
   return std::unexpected(MakeError("XX000", "unhandled function"));
 }

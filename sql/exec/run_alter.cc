@@ -326,7 +326,7 @@ class Alter {
 }  // namespace
 
 std::expected<StatementOutput, Error> RunAlterTable(const AlterTableStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("ALTER TABLE", ctx.settings); !w) return std::unexpected(w.error());
+  if (auto w = RequireWritable(ctx.settings, "ALTER TABLE"); !w) return std::unexpected(w.error());
   StatementOutput out;
   out.tag = "ALTER TABLE";
   Alter alter(stmt, ctx, out);
@@ -340,7 +340,7 @@ std::expected<StatementOutput, Error> RunAlterTable(const AlterTableStmt& stmt, 
 }
 
 std::expected<StatementOutput, Error> RunTruncate(const TruncateStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("TRUNCATE TABLE", ctx.settings); !w) return std::unexpected(w.error());
+  if (auto w = RequireWritable(ctx.settings, "TRUNCATE TABLE"); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   // Every name is resolved before any table is emptied, as ExecuteTruncate does.

@@ -11,7 +11,7 @@
 
 namespace farmdb::sql {
 std::expected<StatementOutput, Error> RunCreateTable(const CreateTableStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("CREATE TABLE", ctx.settings); !w) return std::unexpected(w.error());
+  if (auto w = RequireWritable(ctx.settings, "CREATE TABLE"); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   storage::CreateTableDef def;
@@ -160,7 +160,7 @@ std::expected<StatementOutput, Error> RunCreateTable(const CreateTableStmt& stmt
 }
 
 std::expected<StatementOutput, Error> RunDropTable(const DropStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("DROP TABLE", ctx.settings); !w) return std::unexpected(w.error());
+  if (auto w = RequireWritable(ctx.settings, "DROP TABLE"); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   StatementOutput out;

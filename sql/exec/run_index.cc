@@ -11,7 +11,7 @@
 namespace farmdb::sql {
 
 std::expected<StatementOutput, Error> RunCreateIndex(const CreateIndexStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("CREATE INDEX", ctx.settings); !w) return std::unexpected(w.error());
+  if (auto w = RequireWritable(ctx.settings, "CREATE INDEX"); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   auto ref = LookupRelation(**snapshot, stmt.table, ctx);
@@ -76,7 +76,7 @@ std::expected<StatementOutput, Error> RunCreateIndex(const CreateIndexStmt& stmt
 }
 
 std::expected<StatementOutput, Error> RunDropIndex(const DropStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("DROP INDEX", ctx.settings); !w) return std::unexpected(w.error());
+  if (auto w = RequireWritable(ctx.settings, "DROP INDEX"); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   StatementOutput out;

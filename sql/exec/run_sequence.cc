@@ -127,7 +127,7 @@ std::optional<Error> DependentDefault(const storage::CatalogSnapshot& snapshot, 
 }  // namespace
 
 std::expected<StatementOutput, Error> RunCreateSequence(const CreateSequenceStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("CREATE SEQUENCE", ctx.settings); !w) return std::unexpected(w.error());
+  if (auto w = RequireWritable(ctx.settings, "CREATE SEQUENCE"); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   auto nspname = TargetNamespace(**snapshot, stmt.sequence, ctx);
@@ -163,7 +163,7 @@ std::expected<StatementOutput, Error> RunCreateSequence(const CreateSequenceStmt
 }
 
 std::expected<StatementOutput, Error> RunDropSequence(const DropStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("DROP SEQUENCE", ctx.settings); !w) return std::unexpected(w.error());
+  if (auto w = RequireWritable(ctx.settings, "DROP SEQUENCE"); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   StatementOutput out;

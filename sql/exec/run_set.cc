@@ -35,7 +35,7 @@ std::expected<StatementOutput, Error> RunSet(const SetStmt& stmt, Settings& sett
   std::expected<void, Error> ok;
   switch (stmt.kind) {
     case SetStmt::Kind::kValue: {
-      if (stmt.is_local && !txn.InExplicitBlock()) Warn(sink, "SET LOCAL can only be used in transaction blocks");
+      if (stmt.is_local && !txn.InTransactionBlock()) Warn(sink, "SET LOCAL can only be used in transaction blocks");
       auto value = settings.FlattenArgs(stmt.name, stmt.args);
       if (!value) return std::unexpected(value.error());
       if (stmt.name == "transaction_isolation" && txn.ran_query()) {
@@ -45,7 +45,7 @@ std::expected<StatementOutput, Error> RunSet(const SetStmt& stmt, Settings& sett
       break;
     }
     case SetStmt::Kind::kDefault:
-      if (stmt.is_local && !txn.InExplicitBlock()) Warn(sink, "SET LOCAL can only be used in transaction blocks");
+      if (stmt.is_local && !txn.InTransactionBlock()) Warn(sink, "SET LOCAL can only be used in transaction blocks");
       ok = settings.Set(stmt.name, std::nullopt, stmt.is_local);
       break;
     case SetStmt::Kind::kReset:
@@ -57,8 +57,12 @@ std::expected<StatementOutput, Error> RunSet(const SetStmt& stmt, Settings& sett
       settings.ResetAll();
       break;
     case SetStmt::Kind::kTransaction:
-      if (!txn.InExplicitBlock()) Warn(sink, "SET TRANSACTION can only be used in transaction blocks");
+      if (!txn.InTransactionBlock()) Warn(sink, "SET TRANSACTION can only be used in transaction blocks");
       ok = SetTransaction(stmt, settings, txn);
+      break;
+    case SetStmt::Kind::kTransactionSnapshot:
+      if (!txn.InTransactionBlock()) Warn(sink, "SET TRANSACTION can only be used in transaction blocks");
+      ok = txn.ImportSnapshot(stmt.args[0].text);
       break;
     case SetStmt::Kind::kSessionCharacteristics:
       if (stmt.isolation) ok = settings.Set("default_transaction_isolation", *stmt.isolation, false);
@@ -110,8 +114,8 @@ std::expected<StatementOutput, Error> RunTransaction(const TransactionStmt& stmt
     case TransactionStmt::Kind::kCommit:
     case TransactionStmt::Kind::kRollback: {
       auto end = stmt.kind == TransactionStmt::Kind::kCommit ? txn.Commit() : txn.Rollback();
-      if (end.error) return std::unexpected(std::move(*end.error));
       if (end.warning) sink.Notice(*end.warning);
+      if (end.error) return std::unexpected(std::move(*end.error));
       out.tag = end.tag;
       return out;
     }

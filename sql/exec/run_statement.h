@@ -50,8 +50,6 @@ std::expected<StatementOutput, Error> RunCopyFrom(const CopyStmt& stmt, const In
 
 // INSERT, UPDATE, DELETE (run_dml.cc); ctx.db must be attached.
 std::expected<StatementOutput, Error> RunDml(const DmlPlan& plan, ExecContext& ctx);
-// 25006 when the transaction is READ ONLY (ddl_common.cc).
-std::expected<void, Error> CheckWritable(std::string_view command, const Settings& settings);
 
 // Any DDL statement (CREATE/DROP TABLE, INDEX, SEQUENCE, ALTER TABLE, TRUNCATE) to its
 // executor below (run_ddl.cc).

@@ -27,29 +27,103 @@ Error TxnFailure(const txn::TxnError& e) {
                                         txn::AbortReasonName(e.reason)));
 }
 
+std::expected<void, Error> RequireWritable(const Settings& settings, std::string_view command) {
+  auto read_only = settings.Get("transaction_read_only", false);
+  if (read_only && *read_only && **read_only == "on") {
+    return std::unexpected(MakeError("25006", fmt::format("cannot execute {} in a read-only transaction", command)));
+  }
+  return {};
+}
+
 TransactionBlock::~TransactionBlock() { FinishTxn(false); }
 
-std::expected<txn::Txn*, Error> TransactionBlock::Txn() {
-  if (txn_) return txn_.get();
-  if (worker_ == nullptr) return std::unexpected(MakeError("0A000", "this engine has no storage node"));
-  // DESIGN.md §2: SERIALIZABLE -> serializable strict; REPEATABLE READ -> SI strict; READ
-  // COMMITTED / UNCOMMITTED -> SI (one read timestamp for the whole block for now: the txn API
-  // has no fresh-R-per-statement yet). farmdb.strict = off makes any of them non-strict.
-  txn::TxnOptions options;
+std::string TransactionBlock::IsolationLevel() const {
   auto isolation = settings_.Get("transaction_isolation", false);
-  options.isolation = isolation && *isolation && **isolation == "serializable" ? txn::Isolation::kSerializable
-                                                                                : txn::Isolation::kSnapshot;
+  return isolation && *isolation ? **isolation : std::string("serializable");
+}
+
+txn::TxnOptions TransactionBlock::Options() const {
+  // DESIGN.md §2: SERIALIZABLE -> serializable strict; REPEATABLE READ -> SI strict; READ
+  // COMMITTED / UNCOMMITTED -> SI with a fresh read timestamp per statement (refresh_due_).
+  // farmdb.strict = off makes any of them non-strict.
+  txn::TxnOptions options;
+  options.isolation = IsolationLevel() == "serializable" ? txn::Isolation::kSerializable : txn::Isolation::kSnapshot;
   auto strict = settings_.Get("farmdb.strict", false);
   options.strict = !(strict && *strict && **strict == "off");
   auto read_only = settings_.Get("transaction_read_only", false);
   options.read_only = read_only && *read_only && **read_only == "on";
-  auto t = worker_->Begin(options);
+  return options;
+}
+
+std::expected<txn::Txn*, Error> TransactionBlock::Txn() {
+  if (txn_) {
+    if (refresh_due_) {
+      refresh_due_ = false;
+      if (auto refreshed = txn_->RefreshReadTimestamp(); !refreshed) return std::unexpected(TxnFailure(refreshed.error()));
+    }
+    return txn_.get();
+  }
+  if (worker_ == nullptr) return std::unexpected(MakeError("0A000", "this engine has no storage node"));
+  auto t = worker_->Begin(Options());
   if (!t) return std::unexpected(TxnFailure(t.error()));
   txn_ = std::move(*t);
+  std::string level = IsolationLevel();
+  refresh_per_statement_ = level == "read committed" || level == "read uncommitted";
+  refresh_due_ = false;
   return txn_.get();
 }
 
+std::expected<std::string, Error> TransactionBlock::ExportSnapshot() {
+  auto t = Txn();
+  if (!t) return std::unexpected(t.error());
+  if (refresh_per_statement_) {
+    return std::unexpected(MakeError("0A000", "cannot export a snapshot from a READ COMMITTED transaction in farmdb"));
+  }
+  if (snapshots_ == nullptr) return std::unexpected(MakeError("0A000", "this engine has no storage node"));
+  std::string id = snapshots_->Export({(*t)->read_ts(), IsolationLevel() == "serializable"});
+  exported_.push_back(id);
+  return id;
+}
+
+std::expected<void, Error> TransactionBlock::ImportSnapshot(std::string_view id) {
+  // snapmgr.c ImportSnapshot's checks, in its order.
+  if (ran_query_ || txn_) {
+    return std::unexpected(MakeError("25001", "SET TRANSACTION SNAPSHOT must be called before any query"));
+  }
+  std::string level = IsolationLevel();
+  if (level != "serializable" && level != "repeatable read") {
+    return std::unexpected(MakeError("0A000", "a snapshot-importing transaction must have isolation level SERIALIZABLE or REPEATABLE READ"));
+  }
+  std::optional<SnapshotRegistry::Snapshot> snapshot;
+  if (id.find_first_not_of("0123456789ABCDEF-") == std::string_view::npos && snapshots_ != nullptr) {
+    snapshot = snapshots_->Find(id);
+  }
+  if (!snapshot) return std::unexpected(MakeError("22023", fmt::format("invalid snapshot identifier: \"{}\"", id)));
+  if (level == "serializable" && !snapshot->serializable) {
+    return std::unexpected(MakeError("0A000", "a serializable transaction cannot import a snapshot from a non-serializable transaction"));
+  }
+  txn::TxnOptions options = Options();
+  if (!options.read_only) {
+    Error e = MakeError("0A000", "cannot import a snapshot into a read-write transaction");
+    e.detail = "farmdb serves an imported snapshot as a FaRMv2 stale snapshot read, which is read-only.";
+    e.hint = "Start the transaction with BEGIN ... READ ONLY.";
+    return std::unexpected(std::move(e));
+  }
+  options.snapshot_ts = snapshot->read_ts;
+  auto t = worker_->Begin(options);
+  if (!t) return std::unexpected(TxnFailure(t.error()));
+  txn_ = std::move(*t);
+  refresh_per_statement_ = refresh_due_ = false;
+  ran_query_ = true;  // the snapshot is taken: SET TRANSACTION ISOLATION LEVEL is too late now
+  return {};
+}
+
 std::optional<Error> TransactionBlock::FinishTxn(bool commit) {
+  refresh_per_statement_ = refresh_due_ = false;
+  if (!exported_.empty()) {
+    snapshots_->Remove(exported_);
+    exported_.clear();
+  }
   if (!txn_) return std::nullopt;
   std::unique_ptr<txn::Txn> t = std::move(txn_);
   if (!commit) {
@@ -62,7 +136,7 @@ std::optional<Error> TransactionBlock::FinishTxn(bool commit) {
 }
 
 std::expected<void, Error> TransactionBlock::EndStatement() {
-  if (state_ != State::kImplicit) return {};
+  if (state_ != State::kImplicit || scope_ != ImplicitScope::kStatement) return {};
   if (auto e = FinishTxn(true)) return std::unexpected(std::move(*e));
   return {};
 }
@@ -99,6 +173,7 @@ void TransactionBlock::StartStatement() {
     Open();
     state_ = State::kImplicit;
   }
+  refresh_due_ = refresh_per_statement_ && txn_ != nullptr;
 }
 
 std::optional<Notice> TransactionBlock::Begin() {
@@ -118,8 +193,8 @@ TransactionBlock::EndResult TransactionBlock::Commit() {
       state_ = State::kIdle;
       return {"ROLLBACK", std::nullopt};
     case State::kImplicit:
-      // Statements before it in the message committed their own Txns (EndStatement).
-      Close(true);
+      // PostgreSQL commits the message's implicit transaction so far, with a warning.
+      if (auto failed = Close(true)) return {"ROLLBACK", Warning("25P01", "there is no transaction in progress"), std::move(failed)};
       return {"COMMIT", Warning("25P01", "there is no transaction in progress")};
     case State::kIdle:
       break;
@@ -161,8 +236,10 @@ void TransactionBlock::StatementFailed() {
   }
 }
 
-void TransactionBlock::EndImplicit() {
-  if (state_ == State::kImplicit) Close(true);
+std::expected<void, Error> TransactionBlock::EndImplicit() {
+  if (state_ != State::kImplicit) return {};
+  if (auto failed = Close(true)) return std::unexpected(std::move(*failed));
+  return {};
 }
 
 }  // namespace farmdb::sql

@@ -6,13 +6,39 @@
 //   kBlock --error--> kFailed --COMMIT (reported as ROLLBACK) / ROLLBACK--> kIdle
 //   kImplicit --error--> kIdle (rolled back)
 //
+// Implicit transactions, as PostgreSQL's (postgres.c exec_simple_query, xact.c
+// BeginImplicitTransactionBlock): a simple-query message of several statements is ONE implicit
+// transaction (ImplicitScope::kMessage, TBLOCK_IMPLICIT_INPROGRESS): an error in any statement
+// rolls back the ones before it, and its Txn commits at the end of the message (EndImplicit). A
+// BEGIN inside the message turns the implicit transaction into an explicit block that includes
+// the statements before it; a COMMIT or ROLLBACK inside it ends it (with PostgreSQL's "there is
+// no transaction in progress" warning) and the next statement opens a new one. A one-statement
+// message and each extended-protocol Execute are ImplicitScope::kStatement (TBLOCK_STARTED):
+// the Txn commits at the end of the statement (EndStatement), before its rows are sent.
+//
+// Server-side retry (DESIGN.md §2) is sound only while nothing of the transaction reached the
+// client. The rule: a statement is retried after a retryable abort (40001) iff it is the whole
+// of its implicit transaction, i.e. kImplicit with ImplicitScope::kStatement (CanRetryStatement):
+// its Txn commits before any of its output is sent, and no earlier statement shares the Txn. A
+// statement of a multi-statement message is never retried: the message's Txn commits after
+// earlier statements' results went out, so its 40001 reaches the client, as a commit-time
+// serialization failure does in PostgreSQL. Explicit blocks are never retried either.
+//
+// Known gap: PostgreSQL's extended-protocol implicit transaction lasts until Sync (several
+// Executes before one Sync are atomic); here each Execute commits its own Txn (kStatement), so
+// that statements outside blocks stay retryable and Sync, which cannot report an error through
+// Session::Sync(), never commits anything. Sync still ends the implicit state (EndImplicit).
+//
 // The FaRMv2 transaction (txn::Txn) behind it, DESIGN.md §2. It is begun lazily, by the first
 // statement that reads or writes the database (Txn()), with the characteristics in effect then
 // (transaction_isolation, transaction_read_only, farmdb.strict), as PostgreSQL takes its snapshot
-// at the first query, after any SET TRANSACTION. In an explicit block one Txn serves the whole
-// block: COMMIT commits it (a failed commit is 40001 and ends the block), ROLLBACK and a failed
-// statement abort it. Outside a block each statement gets its own Txn, committed by
-// EndStatement, so a conflict can be retried by the server before anything reached the client.
+// at the first query, after any SET TRANSACTION. One Txn serves the whole transaction: COMMIT
+// commits it (a failed commit is 40001 and ends the block), ROLLBACK and a failed statement
+// abort it. READ COMMITTED (and READ UNCOMMITTED) run as snapshot isolation with a fresh read
+// timestamp per statement: each statement after the first refreshes the Txn's R
+// (txn::Txn::RefreshReadTimestamp) when it first uses the Txn, so it sees every transaction
+// committed before it started, while the block's writes keep first-committer-wins (40001
+// where PostgreSQL's READ COMMITTED would re-apply an UPDATE to the newest row version).
 // A TransactionBlock without a worker (engines without a Node) never has a Txn.
 // Thread-safety: owned by one session.
 #pragma once
@@ -21,7 +47,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "sql/exec/snapshot_registry.h"
 #include "sql/session.h"
 #include "sql/settings/settings.h"
 #include "txn/txn.h"
@@ -32,18 +61,40 @@ namespace farmdb::sql {
 // abort reason in the detail; kUser and non-abort failures (internal errors) are XX000.
 Error TxnFailure(const txn::TxnError& e);
 
+// 25006 "cannot execute <command> in a read-only transaction", PostgreSQL's
+// PreventCommandIfReadOnly, when transaction_read_only is on; `command` is the statement's
+// command tag ("CREATE TABLE", "INSERT"). TransactionBlock::RequireWritable; executors that only
+// have the Settings (DdlContext) call this one.
+std::expected<void, Error> RequireWritable(const Settings& settings, std::string_view command);
+
 class TransactionBlock {
  public:
   enum class State { kIdle, kImplicit, kBlock, kFailed };
+  // How long an implicit transaction lasts (see the header comment).
+  enum class ImplicitScope { kStatement, kMessage };
 
-  // `worker` (may be null) runs this session's transactions; it outlives the block.
-  explicit TransactionBlock(Settings& settings, txn::Worker* worker = nullptr)
-      : settings_(settings), worker_(worker) {}
+  // `worker` (may be null) runs this session's transactions; `snapshots` (may be null) is the
+  // Node's registry of exported snapshots. Both outlive the block.
+  explicit TransactionBlock(Settings& settings, txn::Worker* worker = nullptr, SnapshotRegistry* snapshots = nullptr)
+      : settings_(settings), worker_(worker), snapshots_(snapshots) {}
   ~TransactionBlock();
 
   State state() const { return state_; }
   TxnStatus Status() const;
   bool InExplicitBlock() const { return state_ == State::kBlock || state_ == State::kFailed; }
+  // PostgreSQL's IsTransactionBlock(): an explicit block or a multi-statement message's implicit
+  // one (SET LOCAL and SET TRANSACTION warn outside them).
+  bool InTransactionBlock() const {
+    return InExplicitBlock() || (state_ == State::kImplicit && scope_ == ImplicitScope::kMessage);
+  }
+
+  // At the start of each simple-query message (kMessage when it holds several statements) and
+  // of each extended-protocol Execute (kStatement): how long an implicit transaction opened by
+  // the coming statements lasts.
+  void StartMessage(ImplicitScope scope) { scope_ = scope; }
+  // Whether a retryable failure of the current statement may be retried by the server: it is
+  // the whole of its implicit transaction (see the header comment).
+  bool CanRetryStatement() const { return state_ == State::kImplicit && scope_ == ImplicitScope::kStatement; }
 
   // Before each statement: an idle session opens an implicit transaction.
   void StartStatement();
@@ -58,18 +109,37 @@ class TransactionBlock {
   EndResult Rollback();
   // A statement failed: an explicit block becomes failed, an implicit transaction rolls back.
   void StatementFailed();
-  // End of a simple-query message or Sync: commits an implicit transaction.
-  void EndImplicit();
+  // End of a simple-query message or Sync: commits an implicit transaction; the error is its
+  // Txn's failure to commit (the transaction is over either way).
+  std::expected<void, Error> EndImplicit();
 
   // The current transaction's Txn, begun on first use (see the header comment). 0A000 when the
   // engine has no Node. REQUIRES: a transaction is open (after StartStatement or Begin).
   std::expected<txn::Txn*, Error> Txn();
-  // After each statement that succeeded: outside an explicit block, commits the statement's
-  // Txn (if it began one). The error is the commit's failure (retryable 40001 or other).
+  // After each statement that succeeded: in a kStatement implicit transaction, commits the
+  // statement's Txn (if it began one). The error is the commit's failure (retryable 40001 or
+  // other).
   std::expected<void, Error> EndStatement();
   // Aborts the statement's Txn so the statement can run again in a fresh one (server-side
-  // retry outside a block). REQUIRES: state() == kImplicit.
+  // retry). REQUIRES: CanRetryStatement().
   void AbortStatementTxn();
+
+  // Every statement that writes calls it before touching anything (PostgreSQL checks before
+  // name lookups: DROP TABLE of a missing table in a READ ONLY transaction is 25006, not 42P01).
+  std::expected<void, Error> RequireWritable(std::string_view command) const {
+    return sql::RequireWritable(settings_, command);
+  }
+
+  // pg_export_snapshot(): registers the Txn's read timestamp (beginning the Txn if needed) under
+  // a new identifier, valid until this transaction ends (SnapshotRegistry). 0A000 in a READ
+  // COMMITTED transaction: its R moves at every statement, so nothing would keep the exported R
+  // from the GC (PostgreSQL allows it there).
+  std::expected<std::string, Error> ExportSnapshot();
+  // SET TRANSACTION SNAPSHOT 'id', with PostgreSQL's checks and errors in its order, then begins
+  // the Txn as a FaRMv2 stale snapshot read at the exporter's R (DESIGN.md §2, §4.6). The txn
+  // layer serves stale snapshots to read-only transactions only, so a READ WRITE importer gets
+  // 0A000 where PostgreSQL would import.
+  std::expected<void, Error> ImportSnapshot(std::string_view id);
 
   // Whether a query (SELECT, COPY) ran in this transaction (SET TRANSACTION ISOLATION LEVEL
   // must come before any).
@@ -82,12 +152,23 @@ class TransactionBlock {
   std::optional<Error> Close(bool commit);
   // Commits (or aborts) and forgets txn_; the commit's error if it failed.
   std::optional<Error> FinishTxn(bool commit);
+  // The options Txn() begins with, from the transaction's settings (DESIGN.md §2 table).
+  txn::TxnOptions Options() const;
+  // The transaction's isolation level, as transaction_isolation spells it.
+  std::string IsolationLevel() const;
 
   Settings& settings_;
   txn::Worker* worker_;
+  SnapshotRegistry* snapshots_;
   std::unique_ptr<txn::Txn> txn_;
+  std::vector<std::string> exported_;  // snapshot ids of txn_, removed when it ends
   State state_ = State::kIdle;
+  ImplicitScope scope_ = ImplicitScope::kStatement;
   bool ran_query_ = false;
+  // READ COMMITTED / UNCOMMITTED: the Txn takes a fresh read timestamp per statement.
+  bool refresh_per_statement_ = false;
+  // Set at each statement start when refresh_per_statement_: the next Txn() refreshes R.
+  bool refresh_due_ = false;
 };
 
 }  // namespace farmdb::sql

@@ -294,10 +294,10 @@ struct DeleteStmt {
 };
 
 struct SetStmt {
-  enum class Kind { kValue, kDefault, kReset, kResetAll, kTransaction, kSessionCharacteristics };
+  enum class Kind { kValue, kDefault, kReset, kResetAll, kTransaction, kSessionCharacteristics, kTransactionSnapshot };
   Kind kind = Kind::kValue;
   std::string name;
-  std::vector<SetArg> args;
+  std::vector<SetArg> args;  // kTransactionSnapshot: one, the snapshot identifier
   bool is_local = false;
   // kTransaction / kSessionCharacteristics:
   std::optional<std::string> isolation;

@@ -63,6 +63,12 @@ std::expected<StatementNode, Error> Transformer::TransformSet(const PgQuery__Var
       set.kind = SetStmt::Kind::kResetAll;
       return set;
     case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_MULTI: {
+      if (set.name == "transaction snapshot") {
+        // gram.y: SET TRANSACTION SNAPSHOT Sconst, the one argument a string constant.
+        set.kind = SetStmt::Kind::kTransactionSnapshot;
+        set.args.push_back(SetArg{stmt.args[0]->a_const->sval->sval, true});
+        return set;
+      }
       if (set.name == "transaction") set.kind = SetStmt::Kind::kTransaction;
       else if (set.name == "session characteristics") set.kind = SetStmt::Kind::kSessionCharacteristics;
       else return std::unexpected(NotSupported("SET " + std::string(stmt.name)));

@@ -1,0 +1,375 @@
+#!/usr/bin/python3
+"""Isolation scenarios as real concurrent sessions over the wire (issue 5 "Show"; DESIGN.md §2),
+run by regress/protocol/harness.py (suite "isolation") against farmdb or PostgreSQL 15.
+
+Each scenario drives two or three psycopg2 sessions (autocommit on: the statements BEGIN and
+COMMIT themselves) step by step, each session on its own thread, and asserts the outcome at
+every isolation level: which statements see which values, which transaction fails with 40001,
+and the final rows. PostgreSQL is the oracle (label oracle); farmdb must give the same outcome
+(label e2e) except where DESIGN.md §2 makes it stricter, which the scenario states and asserts:
+
+- farmdb is optimistic (FaRMv2 OCC): a write never waits for another transaction's write. Where
+  PostgreSQL blocks the second writer until the first commits, farmdb lets it continue and the
+  second transaction fails with 40001 at its next read of a newer version (serializable, FaRMv2
+  §4.7 eager validation) or at COMMIT (LOCK finds the row changed). The same committed state
+  results, with the failure reported at a later statement.
+- farmdb's READ COMMITTED is snapshot isolation with a fresh read timestamp per statement: a row
+  written earlier in the transaction and committed by another transaction since makes COMMIT
+  fail with 40001 (first committer wins), where PostgreSQL re-applies the UPDATE to the newest
+  row version. So farmdb prevents the lost update and the dirty-write interleaving that
+  PostgreSQL's READ COMMITTED resolves by overwriting.
+
+The server's address comes from the harness's E2E_* environment variables. Exits 1 if any check
+failed.
+"""
+
+import concurrent.futures
+import os
+import sys
+import time
+
+import psycopg2
+
+ENV = os.environ
+ON_POSTGRES = ENV.get("E2E_TARGET") == "postgres"
+RC, RR, SER = "READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"
+LEVELS = [RC, RR, SER]
+# A session PostgreSQL blocks must show up as blocked within this long; it is a bound on a hang,
+# not a timing assertion (a blocked session stays blocked until the other commits).
+BLOCK_WAIT_LIMIT_S = 60
+
+
+class Checker:
+    def __init__(self):
+        self.checks = 0
+        self.failures = 0
+
+    def __call__(self, ok, what):
+        self.checks += 1
+        if not ok:
+            self.failures += 1
+            print(f"    FAIL: {what}", flush=True)
+        return ok
+
+    def Equal(self, got, want, what):
+        return self(got == want, f"{what}: got {got!r}, want {want!r}")
+
+
+check = Checker()
+
+
+class Result:
+    """A statement's outcome: its rows (None for commands), or its error's SQLSTATE."""
+
+    def __init__(self, rows=None, sqlstate=None, message=None):
+        self.rows, self.sqlstate, self.message = rows, sqlstate, message
+
+    @property
+    def ok(self):
+        return self.sqlstate is None
+
+    def __repr__(self):
+        return f"rows {self.rows!r}" if self.ok else f"ERROR {self.sqlstate} {self.message}"
+
+
+class Session:
+    """One connection whose statements run, in order, on a thread of its own."""
+
+    def __init__(self, name):
+        self.name = name
+        self.conn = psycopg2.connect(host=ENV["E2E_HOST"], port=ENV["E2E_PORT"], dbname="postgres",
+                                     user=ENV["E2E_TRUST_USER"], connect_timeout=20,
+                                     application_name=f"isolation_{name}")
+        self.conn.autocommit = True
+        self.pid = self.conn.get_backend_pid()
+        self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+
+    def _Execute(self, sql):
+        with self.conn.cursor() as cur:
+            try:
+                cur.execute(sql)
+            except psycopg2.Error as e:
+                return Result(sqlstate=e.pgcode, message=(e.pgerror or str(e)).strip())
+            return Result(rows=cur.fetchall() if cur.description else None)
+
+    def Start(self, sql):
+        """Sends `sql` and returns a Future of its Result without waiting."""
+        return self.thread.submit(self._Execute, sql)
+
+    def Run(self, sql):
+        return self.Start(sql).result()
+
+    def Ok(self, sql):
+        """Runs `sql`, which must succeed; its rows."""
+        r = self.Run(sql)
+        check(r.ok, f"{self.name}: {sql}: {r!r}")
+        return r.rows
+
+    def Close(self):
+        self.thread.shutdown()
+        self.conn.close()
+
+
+class Scenario:
+    """Sessions s1, s2 and an observer over a fresh table t(k, v) holding `rows`."""
+
+    def __init__(self, rows):
+        self.s1, self.s2, self.observer = Session("s1"), Session("s2"), Session("observer")
+        self.observer.Ok("DROP TABLE IF EXISTS t")
+        self.observer.Ok("CREATE TABLE t (k int PRIMARY KEY, v int)")
+        values = ", ".join(f"({k}, {v})" for k, v in rows)
+        self.observer.Ok(f"INSERT INTO t VALUES {values}")
+
+    def Values(self):
+        return [v for (v,) in self.observer.Ok("SELECT v FROM t ORDER BY k")]
+
+    def AwaitBlocked(self, session, pending):
+        """PostgreSQL only: `session`'s pending statement waits for a lock (pg_blocking_pids)."""
+        deadline = time.monotonic() + BLOCK_WAIT_LIMIT_S
+        while time.monotonic() < deadline:
+            if pending.done():
+                return check(False, f"{session.name} should block, finished with {pending.result()!r}")
+            (blocked,), = self.observer.Ok(f"SELECT cardinality(pg_blocking_pids({session.pid})) > 0")
+            if blocked:
+                return True
+            time.sleep(0.01)
+        return check(False, f"{session.name} did not block within {BLOCK_WAIT_LIMIT_S} s")
+
+    def Close(self):
+        for s in (self.s1, self.s2, self.observer):
+            s.Close()
+
+
+def FinishOrFail(session, statements):
+    """Runs `statements` until one fails; then ROLLBACK. The failure's SQLSTATE (None if none)."""
+    for sql in statements:
+        r = session.Run(sql)
+        if not r.ok:
+            session.Ok("ROLLBACK")
+            return r.sqlstate
+    return None
+
+
+def Begin(session, level, read_only=False):
+    session.Ok(f"BEGIN ISOLATION LEVEL {level}" + (" READ ONLY" if read_only else ""))
+
+
+# ---- scenarios -------------------------------------------------------------------------------
+
+def DirtyWrite(level):
+    """P0: T2 writes a row T1 wrote and has not committed. Rows stay consistent (both 11 or both
+    22): T2 never overwrites T1's uncommitted write and then gets half of it undone."""
+    sc = Scenario([(1, 10), (2, 10)])
+    try:
+        Begin(sc.s1, level)
+        Begin(sc.s2, level)
+        sc.s1.Ok("UPDATE t SET v = 11 WHERE k = 1")
+        pending = sc.s2.Start("UPDATE t SET v = 22 WHERE k = 1")
+        if ON_POSTGRES:
+            sc.AwaitBlocked(sc.s2, pending)  # row lock held by T1
+        else:
+            check(pending.result().ok, f"farmdb does not block the second writer: {pending.result()!r}")
+        sc.s1.Ok("UPDATE t SET v = 11 WHERE k = 2")
+        sc.s1.Ok("COMMIT")
+        first = pending.result()
+        if first.ok:
+            failed = FinishOrFail(sc.s2, ["UPDATE t SET v = 22 WHERE k = 2", "COMMIT"])
+        else:
+            failed = first.sqlstate
+            sc.s2.Ok("ROLLBACK")
+        if ON_POSTGRES and level != RC:
+            check(not first.ok, f"{level}: PostgreSQL fails T2's blocked UPDATE once T1 commits: {first!r}")
+        if ON_POSTGRES and level == RC:
+            # PostgreSQL's READ COMMITTED re-applies T2's UPDATE to T1's committed row.
+            check.Equal(failed, None, f"{level}: T2 commits after T1")
+            check.Equal(sc.Values(), [22, 22], f"{level}: final rows")
+        else:
+            # farmdb at every level (first committer wins, see the module docstring), PostgreSQL
+            # at REPEATABLE READ and SERIALIZABLE.
+            check.Equal(failed, "40001", f"{level}: T2 fails")
+            check.Equal(sc.Values(), [11, 11], f"{level}: final rows")
+    finally:
+        sc.Close()
+
+
+def DirtyRead(level):
+    """P1: no level reads another transaction's uncommitted write (READ UNCOMMITTED included:
+    PostgreSQL runs it as READ COMMITTED, DESIGN.md §2 likewise)."""
+    sc = Scenario([(1, 10)])
+    try:
+        Begin(sc.s1, level)
+        sc.s1.Ok("UPDATE t SET v = 99 WHERE k = 1")
+        Begin(sc.s2, level)
+        check.Equal(sc.s2.Ok("SELECT v FROM t WHERE k = 1"), [(10,)], f"{level}: read of an uncommitted write")
+        sc.s1.Ok("ROLLBACK")
+        check.Equal(sc.s2.Ok("SELECT v FROM t WHERE k = 1"), [(10,)], f"{level}: after the writer rolled back")
+        sc.s2.Ok("COMMIT")
+        Begin(sc.s1, level)
+        sc.s1.Ok("UPDATE t SET v = 99 WHERE k = 1")
+        check.Equal(sc.s2.Ok("SELECT v FROM t WHERE k = 1"), [(10,)], f"{level}: autocommit read, writer open")
+        sc.s1.Ok("COMMIT")
+        check.Equal(sc.s2.Ok("SELECT v FROM t WHERE k = 1"), [(99,)], f"{level}: autocommit read after commit")
+    finally:
+        sc.Close()
+
+
+def LostUpdate(level):
+    """P4: two read-modify-write transactions (the client computes v + 1). PostgreSQL's READ
+    COMMITTED loses one increment; REPEATABLE READ and SERIALIZABLE fail the second with 40001.
+    farmdb fails the second at every level (first committer wins)."""
+    sc = Scenario([(1, 10)])
+    try:
+        Begin(sc.s1, level)
+        Begin(sc.s2, level)
+        (v1,), = sc.s1.Ok("SELECT v FROM t WHERE k = 1")
+        (v2,), = sc.s2.Ok("SELECT v FROM t WHERE k = 1")
+        check.Equal((v1, v2), (10, 10), f"{level}: both read")
+        sc.s1.Ok(f"UPDATE t SET v = {v1 + 1} WHERE k = 1")
+        pending = sc.s2.Start(f"UPDATE t SET v = {v2 + 1} WHERE k = 1")
+        if ON_POSTGRES:
+            sc.AwaitBlocked(sc.s2, pending)
+        else:
+            check(pending.result().ok, f"farmdb does not block the second writer: {pending.result()!r}")
+        sc.s1.Ok("COMMIT")
+        first = pending.result()
+        if first.ok:
+            failed = FinishOrFail(sc.s2, ["COMMIT"])
+        else:
+            failed = first.sqlstate
+            sc.s2.Ok("ROLLBACK")
+        if ON_POSTGRES and level == RC:
+            check.Equal(failed, None, f"{level}: PostgreSQL commits the second increment (lost update)")
+        else:
+            check.Equal(failed, "40001", f"{level}: the second read-modify-write fails")
+        check.Equal(sc.Values(), [11], f"{level}: final value")
+    finally:
+        sc.Close()
+
+
+def ReadSkew(level):
+    """A5A: T1 reads x, T2 moves 25 from x to y and commits, T1 reads y. READ COMMITTED sees the
+    inconsistent pair (a fresh snapshot per statement); REPEATABLE READ and SERIALIZABLE keep one
+    snapshot."""
+    sc = Scenario([(1, 50), (2, 50)])
+    try:
+        Begin(sc.s1, level)
+        check.Equal(sc.s1.Ok("SELECT v FROM t WHERE k = 1"), [(50,)], f"{level}: T1 reads x")
+        Begin(sc.s2, level)
+        sc.s2.Ok("UPDATE t SET v = 25 WHERE k = 1")
+        sc.s2.Ok("UPDATE t SET v = 75 WHERE k = 2")
+        sc.s2.Ok("COMMIT")
+        want = 75 if level == RC else 50
+        check.Equal(sc.s1.Ok("SELECT v FROM t WHERE k = 2"), [(want,)], f"{level}: T1 reads y")
+        check.Equal(sc.s1.Run("COMMIT").ok, True, f"{level}: the reader commits")
+        check.Equal(sc.Values(), [25, 75], f"{level}: final rows")
+    finally:
+        sc.Close()
+
+
+def WriteSkew(level):
+    """A5B: two on-call doctors; each checks both are on call and takes one off. Snapshot
+    isolation (REPEATABLE READ, and READ COMMITTED) commits both and breaks "at least one on
+    call"; SERIALIZABLE fails one of them with 40001."""
+    sc = Scenario([(1, 1), (2, 1)])
+    try:
+        Begin(sc.s1, level)
+        Begin(sc.s2, level)
+        for s in (sc.s1, sc.s2):
+            check.Equal(s.Ok("SELECT v FROM t WHERE k = 1"), [(1,)], f"{level}: {s.name} reads 1")
+            check.Equal(s.Ok("SELECT v FROM t WHERE k = 2"), [(1,)], f"{level}: {s.name} reads 2")
+        failed1 = FinishOrFail(sc.s1, ["UPDATE t SET v = 0 WHERE k = 1"])
+        failed2 = FinishOrFail(sc.s2, ["UPDATE t SET v = 0 WHERE k = 2"])
+        if failed1 is None:
+            failed1 = FinishOrFail(sc.s1, ["COMMIT"])
+        if failed2 is None:
+            failed2 = FinishOrFail(sc.s2, ["COMMIT"])
+        final = sc.Values()
+        if level == SER:
+            check({failed1, failed2} == {None, "40001"},
+                  f"{level}: exactly one fails with 40001: T1 {failed1}, T2 {failed2}")
+            check.Equal(sorted(final), [0, 1], f"{level}: one doctor stays on call")
+            # farmdb: T1 commits first, so T2's read of row 1 fails validation at its COMMIT.
+            if not ON_POSTGRES:
+                check.Equal((failed1, failed2), (None, "40001"), f"{level}: the later committer fails")
+        else:
+            check.Equal((failed1, failed2), (None, None), f"{level}: write skew commits both")
+            check.Equal(final, [0, 0], f"{level}: final rows")
+    finally:
+        sc.Close()
+
+
+def ReadOnlySnapshot(level):
+    """A READ ONLY transaction keeps its snapshot while others commit (farmdb: read-only commit
+    is a no-op, DESIGN.md §2), and refuses writes with 25006."""
+    sc = Scenario([(1, 10), (2, 10)])
+    try:
+        Begin(sc.s1, level, read_only=True)
+        check.Equal(sc.s1.Ok("SELECT v FROM t WHERE k = 1"), [(10,)], f"{level}: first read")
+        for k in (1, 2):
+            sc.s2.Ok(f"UPDATE t SET v = {k * 100} WHERE k = {k}")
+        sc.s2.Ok("INSERT INTO t VALUES (3, 300)")
+        check.Equal(sc.s1.Ok("SELECT k, v FROM t ORDER BY k"), [(1, 10), (2, 10)],
+                    f"{level}: the snapshot after others committed")
+        r = sc.s1.Run("UPDATE t SET v = 0 WHERE k = 1")
+        check.Equal((r.sqlstate, r.message.splitlines()[0] if r.message else None),
+                    ("25006", "ERROR:  cannot execute UPDATE in a read-only transaction"),
+                    f"{level}: a write in a READ ONLY transaction")
+        sc.s1.Ok("ROLLBACK")
+        check.Equal(sc.Values(), [100, 200, 300], f"{level}: final rows")
+    finally:
+        sc.Close()
+
+
+def ReadCommittedSeesCommits(level):
+    """Each READ COMMITTED statement sees what committed before it started (DESIGN.md §2: a
+    fresh read timestamp per statement); REPEATABLE READ keeps the first statement's snapshot."""
+    sc = Scenario([(1, 10), (2, 10)])
+    try:
+        Begin(sc.s1, level)
+        check.Equal(sc.s1.Ok("SELECT v FROM t WHERE k = 1"), [(10,)], f"{level}: first read")
+        sc.s2.Ok("UPDATE t SET v = 20 WHERE k = 1")
+        want = 20 if level == RC else 10
+        check.Equal(sc.s1.Ok("SELECT v FROM t WHERE k = 1"), [(want,)], f"{level}: after an update committed")
+        sc.s2.Ok("INSERT INTO t VALUES (3, 30)")
+        want = [1, 2, 3] if level == RC else [1, 2]
+        check.Equal([k for (k,) in sc.s1.Ok("SELECT k FROM t ORDER BY k")], want, f"{level}: after an insert committed")
+        # A write of its own is visible to its later statements, fresh snapshot or not.
+        sc.s1.Ok("UPDATE t SET v = 5 WHERE k = 2")
+        check.Equal(sc.s1.Ok("SELECT v FROM t WHERE k = 2"), [(5,)], f"{level}: own write")
+        sc.s1.Ok("COMMIT")
+        check.Equal(sc.Values(), [20, 5, 30], f"{level}: final rows")
+    finally:
+        sc.Close()
+
+
+SCENARIOS = [
+    (DirtyWrite, LEVELS),
+    (DirtyRead, ["READ UNCOMMITTED"] + LEVELS),
+    (LostUpdate, LEVELS),
+    (ReadSkew, LEVELS),
+    (WriteSkew, LEVELS),
+    (ReadOnlySnapshot, [RR, SER]),
+    (ReadCommittedSeesCommits, [RC, RR]),
+]
+
+
+def main():
+    failed_scenarios = []
+    for scenario, levels in SCENARIOS:
+        for level in levels:
+            before = check.failures
+            print(f"{scenario.__name__} / {level}", flush=True)
+            try:
+                scenario(level)
+            except Exception as e:  # a broken scenario is a failure, never a skip
+                check(False, f"{scenario.__name__} / {level} raised {type(e).__name__}: {e}")
+            if check.failures != before:
+                failed_scenarios.append(f"{scenario.__name__} / {level}")
+    print(f"{check.checks} checks, {check.failures} failed")
+    for name in failed_scenarios:
+        print(f"FAILED: {name}")
+    return 1 if check.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+// Txn::RefreshReadTimestamp (READ COMMITTED's fresh read timestamp per statement, DESIGN.md §2):
+// later reads see newer commits, the transaction's own writes survive, the write set keeps its
+// first-committer-wins check, and only snapshot-isolation transactions may refresh.
+#include <gtest/gtest.h>
+
+#include "txn/test_cluster.h"
+#include "txn/txn.h"
+#include "txn/workload.h"
+
+namespace farmdb::txn {
+namespace {
+
+class ReadRefreshTest : public ::testing::Test {
+ protected:
+  ReadRefreshTest() : cluster_(Options(), Patient()) {}
+
+  static cluster::LocalClusterOptions Options() {
+    cluster::LocalClusterOptions o;
+    o.machines = 2;
+    o.replicas = 1;
+    o.region_size = 8 << 20;
+    o.sync_interval = std::chrono::microseconds(300);
+    return o;
+  }
+  // Semantics, not timing (see txn_test.cc): wait for heads locked by a commit in progress.
+  static EngineOptions Patient() {
+    EngineOptions e;
+    e.locked_read_wait = std::chrono::seconds(2);
+    return e;
+  }
+  // Strict by default: a fresh R is past every commit that finished before the refresh (§4.2).
+  static TxnOptions Options(Isolation isolation, bool strict = true) {
+    TxnOptions o;
+    o.isolation = isolation;
+    o.strict = strict;
+    return o;
+  }
+  static TxnOptions Snapshot() { return Options(Isolation::kSnapshot); }
+
+  // Commits `v` into a new object (create) or into `a` from machine 1's worker.
+  Addr Create(uint64_t v) {
+    auto t = *other_->Begin({});
+    Addr a = *t->Alloc(8);
+    EXPECT_TRUE(t->Write(a, U64Bytes(v)));
+    EXPECT_TRUE(t->Commit());
+    return a;
+  }
+  void Put(Addr a, uint64_t v) {
+    auto t = *other_->Begin({});
+    EXPECT_TRUE(t->Write(a, U64Bytes(v)));
+    EXPECT_TRUE(t->Commit());
+  }
+  static uint64_t Get(Txn& t, Addr a) {
+    auto v = t.Read(a);
+    EXPECT_TRUE(v.has_value());
+    return v ? U64Value(*v) : ~uint64_t{0};
+  }
+
+  TestCluster cluster_;
+  std::unique_ptr<Worker> self_ = cluster_.engine(0).NewWorker();
+  std::unique_ptr<Worker> other_ = cluster_.engine(1).NewWorker();
+};
+
+TEST_F(ReadRefreshTest, ReadsAfterARefreshSeeLaterCommits) {
+  Addr x = Create(1), y = Create(10);
+  auto t = *self_->Begin(Snapshot());
+  EXPECT_EQ(Get(*t, x), 1u);
+  Put(x, 2);
+  Put(y, 20);
+  // Without a refresh the transaction keeps its snapshot: the cached x and the version of y
+  // at R, although y was never read before the other commit.
+  EXPECT_EQ(Get(*t, x), 1u);
+  EXPECT_EQ(Get(*t, y), 10u);
+  Timestamp before = t->read_ts();
+  ASSERT_TRUE(t->RefreshReadTimestamp());
+  EXPECT_GT(t->read_ts(), before);
+  EXPECT_EQ(Get(*t, x), 2u);
+  EXPECT_EQ(Get(*t, y), 20u);
+  auto info = t->Commit();
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->read_ts, t->read_ts());
+}
+
+TEST_F(ReadRefreshTest, OwnWritesSurviveAndCommitAfterTheRefresh) {
+  Addr x = Create(1), y = Create(10);
+  auto t = *self_->Begin(Snapshot());
+  ASSERT_TRUE(t->Write(x, U64Bytes(5)));
+  Put(y, 20);
+  ASSERT_TRUE(t->RefreshReadTimestamp());
+  EXPECT_EQ(Get(*t, x), 5u) << "the transaction's own write";
+  EXPECT_EQ(Get(*t, y), 20u);
+  // A write after the refresh carries the version visible at the new R: no conflict with the
+  // commit that came before it.
+  ASSERT_TRUE(t->Write(y, U64Bytes(21)));
+  ASSERT_TRUE(t->Commit());
+  auto check = *other_->Begin({});
+  EXPECT_EQ(Get(*check, x), 5u);
+  EXPECT_EQ(Get(*check, y), 21u);
+  EXPECT_TRUE(check->Commit());
+}
+
+TEST_F(ReadRefreshTest, AWriteBeforeTheRefreshStillLosesToALaterCommit) {
+  // A lost update across statements: t writes x from the old snapshot, another transaction
+  // commits x, t refreshes and commits. First committer wins: t fails at LOCK.
+  Addr x = Create(1);
+  auto t = *self_->Begin(Snapshot());
+  ASSERT_TRUE(t->Write(x, U64Bytes(Get(*t, x) + 1)));
+  Put(x, 100);
+  ASSERT_TRUE(t->RefreshReadTimestamp());
+  EXPECT_EQ(Get(*t, x), 2u) << "reads of written objects return the transaction's own write";
+  auto r = t->Commit();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, TxnErrorCode::kAborted);
+  EXPECT_EQ(r.error().reason, AbortReason::kLockConflict);
+  auto check = *other_->Begin({});
+  EXPECT_EQ(Get(*check, x), 100u);
+  EXPECT_TRUE(check->Commit());
+}
+
+TEST_F(ReadRefreshTest, OnlySnapshotIsolationTransactionsRefresh) {
+  Addr x = Create(1);
+  auto serializable = *self_->Begin(Options(Isolation::kSerializable));
+  EXPECT_EQ(Get(*serializable, x), 1u);
+  Timestamp r = serializable->read_ts();
+  auto refused = serializable->RefreshReadTimestamp();
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, TxnErrorCode::kInvalidArgument);
+  EXPECT_EQ(serializable->read_ts(), r);
+  EXPECT_TRUE(serializable->Commit()) << "a refused refresh leaves the transaction usable";
+
+  TxnOptions at_r = Snapshot();
+  at_r.read_only = true;
+  at_r.snapshot_ts = r;
+  auto stale = *self_->Begin(at_r);
+  Put(x, 2);
+  refused = stale->RefreshReadTimestamp();
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, TxnErrorCode::kInvalidArgument);
+  EXPECT_EQ(Get(*stale, x), 1u) << "a stale snapshot keeps its R";
+  EXPECT_TRUE(stale->Commit());
+
+  auto finished = *self_->Begin(Snapshot());
+  ASSERT_TRUE(finished->Commit());
+  EXPECT_FALSE(finished->RefreshReadTimestamp());
+  auto aborted = *self_->Begin(Snapshot());
+  aborted->Abort();
+  auto after_abort = aborted->RefreshReadTimestamp();
+  ASSERT_FALSE(after_abort);
+  EXPECT_EQ(after_abort.error().reason, AbortReason::kUser);
+}
+
+TEST_F(ReadRefreshTest, NonStrictRefreshNeverMovesBack) {
+  // Non-strict R = L may lag a commit seen by another machine (§4.2), but it never goes below the
+  // transaction's current R, so a refresh cannot un-see what an earlier statement saw.
+  Addr x = Create(1);
+  auto t = *self_->Begin(Options(Isolation::kSnapshot, /*strict=*/false));
+  uint64_t seen = Get(*t, x);
+  for (uint64_t i = 2; i < 20; ++i) {
+    Timestamp before = t->read_ts();
+    Put(x, i);
+    ASSERT_TRUE(t->RefreshReadTimestamp());
+    EXPECT_GE(t->read_ts(), before);
+    uint64_t now = Get(*t, x);
+    EXPECT_GE(now, seen) << "a refresh went back in time";
+    seen = now;
+  }
+  EXPECT_TRUE(t->Commit());
+}
+
+}  // namespace
+}  // namespace farmdb::txn
