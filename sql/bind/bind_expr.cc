@@ -27,6 +27,10 @@ bool ImplicitlyCastable(TypeId from, TypeId to) {
   if (from == to) return true;
   if (IsNumeric(from) && IsNumeric(to)) return Rank(from) < Rank(to);
   if (IsString(from) && IsString(to)) return to != TypeId::kName;
+  // pg_cast's implicit casts among the catalog types: integers -> oid/regclass/regtype, oid <->
+  // regclass/regtype, "char" and pg_node_tree -> text.
+  if (IsOidLike(to) && (IsInteger(from) || IsOidLike(from))) return true;
+  if ((from == TypeId::kChar || from == TypeId::kPgNodeTree) && to == TypeId::kText) return true;
   // date -> timestamp -> timestamptz, as pg_cast's implicit casts.
   auto rank = [](TypeId t) { return t == TypeId::kDate ? 1 : t == TypeId::kTimestamp ? 2 : t == TypeId::kTimestampTz ? 3 : 0; };
   return rank(from) != 0 && rank(to) != 0 && rank(from) < rank(to);
