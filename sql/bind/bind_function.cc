@@ -4,18 +4,14 @@
 #include <fmt/format.h>
 
 #include "sql/bind/binder.h"
+#include "sql/bind/function_signature.h"
 
 namespace farmdb::sql {
 namespace {
 
 using enum TypeId;
 
-struct Signature {
-  std::string_view name;
-  Function function;
-  std::vector<TypeId> args;
-  TypeId result;  // kUnknown: same as the first argument
-};
+using Signature = FunctionSignature;
 
 const std::vector<Signature>& Catalog() {
   static const std::vector<Signature> kCatalog = {
@@ -41,6 +37,17 @@ const std::vector<Signature>& Catalog() {
   return kCatalog;
 }
 
+// The built-ins above and the catalog functions (bind_catalog_function.cc).
+const std::vector<Signature>& AllSignatures() {
+  static const std::vector<Signature> kAll = [] {
+    std::vector<Signature> all = Catalog();
+    auto catalog = CatalogFunctionSignatures();
+    all.insert(all.end(), catalog.begin(), catalog.end());
+    return all;
+  }();
+  return kAll;
+}
+
 bool IsPreferred(TypeId t) { return t == kFloat8 || t == kText; }
 
 }  // namespace
@@ -55,7 +62,7 @@ std::expected<BoundExprPtr, Error> Binder::BindFunction(const Expr& expr) {
   const Signature* best = nullptr;
   int best_exact = -1, best_preferred = -1;
   bool tie = false;
-  for (const Signature& sig : Catalog()) {
+  for (const Signature& sig : AllSignatures()) {
     if (sig.name != expr.text || sig.args.size() != args.size()) continue;
     int exact = 0, preferred = 0;
     bool ok = true;

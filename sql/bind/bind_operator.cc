@@ -46,6 +46,9 @@ std::expected<BoundExprPtr, Error> Binder::BindOperator(const Expr& expr) {
     return BindCompare(op, std::move(args[0]), std::move(args[1]), expr.location);
   }
   if (op == "||") return BindConcat(std::move(args[0]), std::move(args[1]), expr.location);
+  if (op == "~" || op == "!~" || op == "~*" || op == "!~*") {
+    return BindRegexMatch(op, std::move(args[0]), std::move(args[1]), expr.location);
+  }
   return std::unexpected(ErrorAt("0A000", fmt::format("operator {} is not supported yet", op), expr.location));
 }
 

@@ -49,6 +49,8 @@ class Binder {
   std::expected<BoundExprPtr, Error> BindArith(std::string_view op, BoundExprPtr l, BoundExprPtr r, int location);
   std::expected<BoundExprPtr, Error> BindCompare(std::string_view op, BoundExprPtr l, BoundExprPtr r, int location);
   std::expected<BoundExprPtr, Error> BindConcat(BoundExprPtr l, BoundExprPtr r, int location);
+  // ~, !~, ~*, !~* (bind_catalog_function.cc).
+  std::expected<BoundExprPtr, Error> BindRegexMatch(std::string_view op, BoundExprPtr l, BoundExprPtr r, int location);
   std::expected<BoundExprPtr, Error> BindBool(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindCase(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindCoalesce(const Expr& expr);

@@ -32,7 +32,15 @@ enum class BoundKind {
 
 enum class ArithOp { kAdd, kSub, kMul, kDiv, kMod };
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
-enum class Function { kVersion, kCurrentSetting, kSetConfig, kPgSleep, kUpper, kLower, kLength, kAbs, kRound };
+enum class Function {
+  kVersion, kCurrentSetting, kSetConfig, kPgSleep, kUpper, kLower, kLength, kAbs, kRound,
+  // Catalog functions (bind_catalog_function.cc, functions_catalog.cc):
+  kFormatType, kPgGetUserById, kPgTableIsVisible, kPgGetIndexdef, kPgGetConstraintdef, kPgGetExpr,
+  kObjDescription, kColDescription, kShobjDescription, kPgEncodingToChar, kCurrentDatabase, kCurrentSchema,
+  kQuoteIdent, kPgRelationIsPublishable, kPgGetStatisticsobjdefColumns,
+  kRegexMatch, kRegexNotMatch, kRegexIMatch, kRegexNotIMatch,  // ~, !~, ~*, !~*
+  kTextToRegclass, kRegclassToText,  // casts that look the catalog up (regclassin/regclassout)
+};
 
 struct BoundExpr;
 using BoundExprPtr = std::unique_ptr<BoundExpr>;

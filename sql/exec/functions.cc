@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "sql/exec/evaluate.h"
+#include "sql/exec/functions_catalog.h"
 #include "sql/types/cast.h"
 
 namespace farmdb::sql {
@@ -78,6 +79,9 @@ std::expected<Value, Error> EvalFunction(const BoundExpr& e, std::span<const Val
       int scale = args.size() > 1 ? static_cast<int>(std::clamp<int64_t>(args[1].AsInt(), -kMaxResultScale, kMaxResultScale)) : 0;
       return Value::Num(v.AsNumeric().Round(scale));
     }
+    default:
+      if (IsCatalogFunction(e.function)) return EvalCatalogFunction(e, args, ctx);
+      break;
   }
   return std::unexpected(MakeError("XX000", "unhandled function"));
 }

@@ -226,6 +226,17 @@ std::expected<ExprPtr, Error> Transformer::TransformFuncCall(const PgQuery__Func
   return e;
 }
 
+// farmdb compares strings bytewise, which is what the default (in a C-locale database), C and
+// POSIX collations do; psql writes `... COLLATE pg_catalog.default` after its name patterns.
+std::expected<ExprPtr, Error> Transformer::TransformCollate(const PgQuery__CollateClause& node) {
+  std::string_view name = LastName(node.collname, node.n_collname);
+  bool qualified_ok = node.n_collname == 1 || AsciiLower(node.collname[0]->string->sval) == "pg_catalog";
+  if (!qualified_ok || (name != "default" && name != "C" && name != "POSIX")) {
+    return std::unexpected(NotSupported("COLLATE", node.location));
+  }
+  return TransformExpr(*node.arg);
+}
+
 std::expected<ExprPtr, Error> Transformer::TransformCase(const PgQuery__CaseExpr& node) {
   ExprPtr e = Make(ExprKind::kCase, node.location);
   auto add = [&](const PgQuery__Node* n) -> std::expected<void, Error> {
@@ -333,7 +344,7 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
     case PG_QUERY__NODE__NODE_ROW_EXPR:
       return std::unexpected(NotSupported("row constructors", node.row_expr->location));
     case PG_QUERY__NODE__NODE_COLLATE_CLAUSE:
-      return std::unexpected(NotSupported("COLLATE", node.collate_clause->location));
+      return TransformCollate(*node.collate_clause);
     case PG_QUERY__NODE__NODE_GROUPING_FUNC:
       return std::unexpected(NotSupported("GROUPING", node.grouping_func->location));
     case PG_QUERY__NODE__NODE_A_INDIRECTION:

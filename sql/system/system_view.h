@@ -24,6 +24,7 @@ struct SystemViewContext {
   std::string_view database;      // the session's database (pg_database, current_database())
   std::string_view user;          // the session's user
   std::span<const std::string> search_path;  // pg_table_is_visible, current_schemas
+  std::span<const std::string> databases;    // every database the engine serves (pg_database)
 };
 
 struct SystemColumn {
@@ -44,5 +45,7 @@ class SystemView {
 
 // The view `schema`.`name`, or nullptr.
 const SystemView* FindSystemView(std::string_view schema, std::string_view name);
+// Every view, in registry order (tests; pg_class rows for the views would come from here).
+std::vector<const SystemView*> AllSystemViews();
 
 }  // namespace farmdb::sql
