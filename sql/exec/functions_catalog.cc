@@ -118,7 +118,7 @@ std::expected<Value, Error> EvalCatalogFunction(const BoundExpr& e, std::span<co
       return Name(PgGetUserById(*catalog, oid(0)));
     case Function::kPgTableIsVisible:
       if (!catalog->catalog.TableByOid(oid(0)) && !catalog->catalog.IndexByOid(oid(0)) &&
-          !catalog->catalog.SequenceByOid(oid(0))) {
+          !catalog->catalog.SequenceByOid(oid(0)) && !SystemViewByOid(oid(0))) {
         return Value::Null(TypeId::kBool);  // PostgreSQL: NULL for an OID with no relation
       }
       return Value::Bool(PgTableIsVisible(*catalog, oid(0)));

@@ -28,22 +28,43 @@ constexpr std::array<std::string_view, 167> kQuotedKeywords = {
     "xmltable",
 };
 
-// The namespace name, or "" for an unknown one.
+struct RelationName {
+  std::string_view nspname;
+  std::string_view relname;
+};
+
+// The relation `relname` in schema `nspname`: a system view or a relation of the catalog.
+std::optional<Oid> FindInSchema(const SystemViewContext& ctx, std::string_view nspname, std::string_view relname) {
+  if (const SystemView* view = FindSystemView(nspname, relname)) return view->oid();
+  const storage::NamespaceDesc* nsp = ctx.catalog.FindNamespace(nspname);
+  if (nsp == nullptr) return std::nullopt;
+  auto r = ctx.catalog.FindRelation(nsp->oid, relname);
+  return r ? std::optional<Oid>(r->oid) : std::nullopt;
+}
+
+// What a bare relation name denotes: the search path in order, pg_catalog first unless the
+// path lists it (namespace.c's recomputeNamespacePath).
+std::optional<Oid> ResolveBareName(const SystemViewContext& ctx, std::string_view relname) {
+  if (std::ranges::find(ctx.search_path, "pg_catalog") == ctx.search_path.end()) {
+    if (auto oid = FindInSchema(ctx, "pg_catalog", relname)) return oid;
+  }
+  for (const std::string& schema : ctx.search_path) {
+    if (auto oid = FindInSchema(ctx, schema, relname)) return oid;
+  }
+  return std::nullopt;
+}
+
 std::string_view NamespaceName(const SystemViewContext& ctx, Oid nsp) {
   const storage::NamespaceDesc* n = ctx.catalog.NamespaceByOid(nsp);
   return n != nullptr ? std::string_view(n->nspname) : std::string_view();
 }
 
-struct RelationName {
-  Oid nsp;
-  std::string_view relname;
-};
-
 std::optional<RelationName> FindRelationName(const SystemViewContext& ctx, Oid oid) {
-  if (const auto* t = ctx.catalog.TableByOid(oid)) return RelationName{t->relnamespace, t->relname};
-  if (const auto* s = ctx.catalog.SequenceByOid(oid)) return RelationName{s->relnamespace, s->relname};
+  if (const SystemView* view = SystemViewByOid(oid)) return RelationName{view->schema(), view->name()};
+  if (const auto* t = ctx.catalog.TableByOid(oid)) return RelationName{NamespaceName(ctx, t->relnamespace), t->relname};
+  if (const auto* s = ctx.catalog.SequenceByOid(oid)) return RelationName{NamespaceName(ctx, s->relnamespace), s->relname};
   if (const auto* i = ctx.catalog.IndexByOid(oid)) {
-    if (const auto* t = ctx.catalog.TableByOid(i->indrelid)) return RelationName{t->relnamespace, i->relname};
+    if (const auto* t = ctx.catalog.TableByOid(i->indrelid)) return RelationName{NamespaceName(ctx, t->relnamespace), i->relname};
   }
   return std::nullopt;
 }
@@ -51,7 +72,7 @@ std::optional<RelationName> FindRelationName(const SystemViewContext& ctx, Oid o
 // A name as ruleutils prints it: qualified unless visible (regclassout, pretty indexdef).
 std::string RelationNameText(const SystemViewContext& ctx, Oid oid, const RelationName& name, bool qualify_always) {
   if (!qualify_always && PgTableIsVisible(ctx, oid)) return QuoteIdent(name.relname);
-  return QuoteIdent(NamespaceName(ctx, name.nsp)) + "." + QuoteIdent(name.relname);
+  return QuoteIdent(name.nspname) + "." + QuoteIdent(name.relname);
 }
 
 // Splits a possibly quoted, possibly qualified name into its parts, folding unquoted parts to
@@ -123,8 +144,7 @@ std::string PgGetUserById(const SystemViewContext& ctx, Oid role) {
 bool PgTableIsVisible(const SystemViewContext& ctx, Oid relation) {
   auto name = FindRelationName(ctx, relation);
   if (!name) return false;
-  auto found = ctx.catalog.ResolveRelation(ctx.search_path, name->relname);
-  return found && found->oid == relation;
+  return ResolveBareName(ctx, name->relname) == relation;
 }
 
 std::optional<std::string> PgGetIndexdef(const SystemViewContext& ctx, Oid index, int column, bool pretty) {
@@ -149,7 +169,7 @@ std::optional<std::string> PgGetIndexdef(const SystemViewContext& ctx, Oid index
   for (const storage::IndexKeyColumn& key : desc->keys) {
     keys += (keys.empty() ? "" : ", ") + key_text(key, desc->kind == storage::IndexKind::kBTree);
   }
-  std::string table_name = RelationNameText(ctx, table->oid, {table->relnamespace, table->relname}, !pretty);
+  std::string table_name = RelationNameText(ctx, table->oid, {NamespaceName(ctx, table->relnamespace), table->relname}, !pretty);
   return fmt::format("CREATE {}INDEX {} ON {} USING {} ({})", desc->indisunique ? "UNIQUE " : "",
                      QuoteIdent(desc->relname), table_name,
                      desc->kind == storage::IndexKind::kHash ? "hash" : "btree", keys);
@@ -191,19 +211,20 @@ std::expected<Oid, Error> RegclassIn(const SystemViewContext& ctx, std::string_v
   const std::string& relname = parts->back();
   auto not_found = [&] { return MakeError("42P01", fmt::format("relation \"{}\" does not exist", text)); };
   if (parts->size() == 1) {
-    auto r = ctx.catalog.ResolveRelation(ctx.search_path, relname);
-    if (!r) return std::unexpected(not_found());
-    return r->oid;
+    auto oid = ResolveBareName(ctx, relname);
+    if (!oid) return std::unexpected(not_found());
+    return *oid;
   }
   if (parts->size() == 3 && (*parts)[0] != ctx.database) {
     return std::unexpected(MakeError("0A000", fmt::format("cross-database references are not implemented: {}", text)));
   }
   const std::string& schema = (*parts)[parts->size() - 2];
-  const storage::NamespaceDesc* nsp = ctx.catalog.FindNamespace(schema);
-  if (nsp == nullptr) return std::unexpected(MakeError("3F000", fmt::format("schema \"{}\" does not exist", schema)));
-  auto r = ctx.catalog.FindRelation(nsp->oid, relname);
-  if (!r) return std::unexpected(not_found());
-  return r->oid;
+  if (ctx.catalog.FindNamespace(schema) == nullptr && schema != "information_schema") {
+    return std::unexpected(MakeError("3F000", fmt::format("schema \"{}\" does not exist", schema)));
+  }
+  auto oid = FindInSchema(ctx, schema, relname);
+  if (!oid) return std::unexpected(not_found());
+  return *oid;
 }
 
 std::string RegclassOut(const SystemViewContext& ctx, Oid relation) {

@@ -22,17 +22,22 @@ using ViewRows = std::vector<std::vector<Value>>;
 class GeneratedView final : public SystemView {
  public:
   using RowsFn = ViewRows (*)(const SystemViewContext&, const std::vector<SystemColumn>&);
-  GeneratedView(std::string_view schema, std::string_view name, std::vector<SystemColumn> columns, RowsFn rows)
-      : schema_(schema), name_(name), columns_(std::move(columns)), rows_(rows) {}
+  GeneratedView(std::string_view schema, std::string_view name, Oid oid, char relkind, std::vector<SystemColumn> columns,
+                RowsFn rows)
+      : schema_(schema), name_(name), oid_(oid), relkind_(relkind), columns_(std::move(columns)), rows_(rows) {}
 
   std::string_view schema() const override { return schema_; }
   std::string_view name() const override { return name_; }
+  Oid oid() const override { return oid_; }
+  char relkind() const override { return relkind_; }
   const std::vector<SystemColumn>& columns() const override { return columns_; }
   ViewRows Rows(const SystemViewContext& context) const override { return rows_(context, columns_); }
 
  private:
   std::string schema_;
   std::string name_;
+  Oid oid_;
+  char relkind_;
   std::vector<SystemColumn> columns_;
   RowsFn rows_;
 };

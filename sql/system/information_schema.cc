@@ -134,13 +134,13 @@ ViewRows ColumnsRows(const SystemViewContext& ctx, const std::vector<SystemColum
 
 void AppendInformationSchemaViews(std::vector<std::unique_ptr<SystemView>>& views) {
   views.push_back(std::make_unique<GeneratedView>(
-      "information_schema", "schemata",
+      "information_schema", "schemata", 13382, 'v',
       std::vector<SystemColumn>{{"catalog_name", kName}, {"schema_name", kName}, {"schema_owner", kName},
                                 {"default_character_set_catalog", kName}, {"default_character_set_schema", kName},
                                 {"default_character_set_name", kName}, {"sql_path", kVarchar}},
       SchemataRows));
   views.push_back(std::make_unique<GeneratedView>(
-      "information_schema", "tables",
+      "information_schema", "tables", 13425, 'v',
       std::vector<SystemColumn>{{"table_catalog", kName}, {"table_schema", kName}, {"table_name", kName},
                                 {"table_type", kVarchar}, {"self_referencing_column_name", kName},
                                 {"reference_generation", kVarchar}, {"user_defined_type_catalog", kName},
@@ -165,7 +165,7 @@ void AppendInformationSchemaViews(std::vector<std::unique_ptr<SystemView>>& view
            {"generation_expression", kVarchar}, {"is_updatable", kVarchar}}) {
     columns.push_back({name, type});
   }
-  views.push_back(std::make_unique<GeneratedView>("information_schema", "columns", std::move(columns), ColumnsRows));
+  views.push_back(std::make_unique<GeneratedView>("information_schema", "columns", 13295, 'v', std::move(columns), ColumnsRows));
 }
 
 }  // namespace farmdb::sql

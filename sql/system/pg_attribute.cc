@@ -53,6 +53,18 @@ ViewRows AttributeRows(const SystemViewContext& ctx, const std::vector<SystemCol
       }
     }
   }
+  // The system views' columns, so \d pg_class describes the view farmdb has.
+  for (const SystemView* view : AllSystemViews()) {
+    for (size_t i = 0; i < view->columns().size(); ++i) {
+      const SystemColumn& c = view->columns()[i];
+      storage::ColumnDesc col;
+      col.attnum = static_cast<int16_t>(i + 1);
+      col.attname = c.name;
+      col.type = c.type;
+      col.atttypmod = c.typmod;
+      AddAttribute(rows, columns, view->oid(), col.attnum, col, true);
+    }
+  }
   return rows;
 }
 
@@ -72,7 +84,7 @@ ViewRows AttrdefRows(const SystemViewContext& ctx, const std::vector<SystemColum
 
 void AppendPgAttributeViews(std::vector<std::unique_ptr<SystemView>>& views) {
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_attribute",
+      "pg_catalog", "pg_attribute", 1249, 'r',
       std::vector<SystemColumn>{
           {"attrelid", kOid}, {"attname", kName}, {"atttypid", kOid}, {"attstattarget", kInt4}, {"attlen", kInt2},
           {"attnum", kInt2}, {"attndims", kInt4}, {"attcacheoff", kInt4}, {"atttypmod", kInt4}, {"attbyval", kBool},
@@ -81,7 +93,7 @@ void AppendPgAttributeViews(std::vector<std::unique_ptr<SystemView>>& views) {
           {"attisdropped", kBool}, {"attislocal", kBool}, {"attinhcount", kInt4}, {"attcollation", kOid}},
       AttributeRows));
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_attrdef",
+      "pg_catalog", "pg_attrdef", 2604, 'r',
       std::vector<SystemColumn>{{"adrelid", kOid}, {"adnum", kInt2}, {"adbin", kPgNodeTree}}, AttrdefRows));
 }
 

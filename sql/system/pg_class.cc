@@ -1,5 +1,5 @@
-// pg_namespace, pg_class and pg_am: schemas, relations (tables, their indexes, sequences) and
-// access methods, generated from the catalog snapshot.
+// pg_namespace, pg_class and pg_am: schemas, relations (tables, their indexes, sequences, and
+// the system views themselves) and access methods, generated from the catalog snapshot.
 //
 // farmdb keeps no storage statistics or files, so pg_class says what PostgreSQL says of a
 // relation never analysed: relpages 0, reltuples -1; relfilenode and reltype are 0 (no files,
@@ -83,6 +83,16 @@ ViewRows ClassRows(const SystemViewContext& ctx, const std::vector<SystemColumn>
     r.Set("relam", OidValue(0)).Set("relnatts", Int2Value(0));
     rows.emplace_back(oid, r.Take());
   }
+  // The system views themselves, as PostgreSQL lists its catalogs and views.
+  for (const SystemView* view : AllSystemViews()) {
+    Oid nsp = view->schema() == "pg_catalog" ? storage::kPgCatalogNamespace : kInformationSchemaNamespace;
+    RowBuilder r = ClassRow(columns, view->oid(), view->name(), nsp, storage::kBootstrapSuperuser, view->relkind());
+    r.Set("relam", OidValue(view->relkind() == 'r' ? kHeapAm : 0))
+        .Set("relnatts", Int2Value(static_cast<int64_t>(view->columns().size())))
+        .Set("relisshared", BoolValue(view->name() == "pg_database" || view->name() == "pg_auth_members"))
+        .Set("relreplident", CharValue('n'));
+    rows.emplace_back(view->oid(), r.Take());
+  }
   std::ranges::sort(rows, {}, &std::pair<Oid, std::vector<Value>>::first);
   ViewRows out;
   for (auto& [oid, row] : rows) out.push_back(std::move(row));
@@ -102,10 +112,10 @@ ViewRows AmRows(const SystemViewContext&, const std::vector<SystemColumn>& colum
 
 void AppendPgClassViews(std::vector<std::unique_ptr<SystemView>>& views) {
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_namespace",
+      "pg_catalog", "pg_namespace", 2615, 'r',
       std::vector<SystemColumn>{{"oid", kOid}, {"nspname", kName}, {"nspowner", kOid}}, NamespaceRows));
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_class",
+      "pg_catalog", "pg_class", 1259, 'r',
       std::vector<SystemColumn>{
           {"oid", kOid}, {"relname", kName}, {"relnamespace", kOid}, {"reltype", kOid}, {"reloftype", kOid},
           {"relowner", kOid}, {"relam", kOid}, {"relfilenode", kOid}, {"reltablespace", kOid},
@@ -117,7 +127,7 @@ void AppendPgClassViews(std::vector<std::unique_ptr<SystemView>>& views) {
           {"relpartbound", kPgNodeTree}},
       ClassRows));
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_am", std::vector<SystemColumn>{{"oid", kOid}, {"amname", kName}, {"amtype", kChar}}, AmRows));
+      "pg_catalog", "pg_am", 2601, 'r', std::vector<SystemColumn>{{"oid", kOid}, {"amname", kName}, {"amtype", kChar}}, AmRows));
 }
 
 }  // namespace farmdb::sql

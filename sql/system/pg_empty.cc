@@ -28,27 +28,28 @@ ViewRows CollationRows(const SystemViewContext&, const std::vector<SystemColumn>
   return rows;
 }
 
-void Add(std::vector<std::unique_ptr<SystemView>>& views, std::string_view name, std::vector<SystemColumn> columns,
-         GeneratedView::RowsFn rows = NoRows) {
-  views.push_back(std::make_unique<GeneratedView>("pg_catalog", name, std::move(columns), rows));
+// A catalog table of pg_catalog (relkind 'r') with PostgreSQL 15's OID.
+void Add(std::vector<std::unique_ptr<SystemView>>& views, std::string_view name, Oid oid,
+         std::vector<SystemColumn> columns, GeneratedView::RowsFn rows = NoRows) {
+  views.push_back(std::make_unique<GeneratedView>("pg_catalog", name, oid, 'r', std::move(columns), rows));
 }
 
 }  // namespace
 
 void AppendEmptyViews(std::vector<std::unique_ptr<SystemView>>& views) {
-  Add(views, "pg_description", {{"objoid", kOid}, {"classoid", kOid}, {"objsubid", kInt4}, {"description", kText}});
-  Add(views, "pg_inherits", {{"inhrelid", kOid}, {"inhparent", kOid}, {"inhseqno", kInt4}, {"inhdetachpending", kBool}});
-  Add(views, "pg_policy", {{"oid", kOid}, {"polname", kName}, {"polrelid", kOid}, {"polcmd", kChar},
+  Add(views, "pg_description", 2609, {{"objoid", kOid}, {"classoid", kOid}, {"objsubid", kInt4}, {"description", kText}});
+  Add(views, "pg_inherits", 2611, {{"inhrelid", kOid}, {"inhparent", kOid}, {"inhseqno", kInt4}, {"inhdetachpending", kBool}});
+  Add(views, "pg_policy", 3256, {{"oid", kOid}, {"polname", kName}, {"polrelid", kOid}, {"polcmd", kChar},
                            {"polpermissive", kBool}, {"polqual", kPgNodeTree}, {"polwithcheck", kPgNodeTree}});
-  Add(views, "pg_statistic_ext", {{"oid", kOid}, {"stxrelid", kOid}, {"stxname", kName}, {"stxnamespace", kOid},
+  Add(views, "pg_statistic_ext", 3381, {{"oid", kOid}, {"stxrelid", kOid}, {"stxname", kName}, {"stxnamespace", kOid},
                                   {"stxowner", kOid}, {"stxstattarget", kInt4}, {"stxexprs", kPgNodeTree}});
-  Add(views, "pg_publication", {{"oid", kOid}, {"pubname", kName}, {"pubowner", kOid}, {"puballtables", kBool},
+  Add(views, "pg_publication", 6104, {{"oid", kOid}, {"pubname", kName}, {"pubowner", kOid}, {"puballtables", kBool},
                                 {"pubinsert", kBool}, {"pubupdate", kBool}, {"pubdelete", kBool},
                                 {"pubtruncate", kBool}, {"pubviaroot", kBool}});
-  Add(views, "pg_publication_namespace", {{"oid", kOid}, {"pnpubid", kOid}, {"pnnspid", kOid}});
-  Add(views, "pg_publication_rel", {{"oid", kOid}, {"prpubid", kOid}, {"prrelid", kOid}, {"prqual", kPgNodeTree}});
-  Add(views, "pg_auth_members", {{"roleid", kOid}, {"member", kOid}, {"grantor", kOid}, {"admin_option", kBool}});
-  Add(views, "pg_collation", {{"oid", kOid}, {"collname", kName}, {"collnamespace", kOid}, {"collowner", kOid},
+  Add(views, "pg_publication_namespace", 6237, {{"oid", kOid}, {"pnpubid", kOid}, {"pnnspid", kOid}});
+  Add(views, "pg_publication_rel", 6106, {{"oid", kOid}, {"prpubid", kOid}, {"prrelid", kOid}, {"prqual", kPgNodeTree}});
+  Add(views, "pg_auth_members", 1261, {{"roleid", kOid}, {"member", kOid}, {"grantor", kOid}, {"admin_option", kBool}});
+  Add(views, "pg_collation", 3456, {{"oid", kOid}, {"collname", kName}, {"collnamespace", kOid}, {"collowner", kOid},
                               {"collprovider", kChar}, {"collisdeterministic", kBool}, {"collencoding", kInt4},
                               {"collcollate", kText}, {"collctype", kText}, {"colliculocale", kText},
                               {"collversion", kText}},

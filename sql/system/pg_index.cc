@@ -58,7 +58,7 @@ ViewRows ConstraintRows(const SystemViewContext& ctx, const std::vector<SystemCo
 
 void AppendPgIndexViews(std::vector<std::unique_ptr<SystemView>>& views) {
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_index",
+      "pg_catalog", "pg_index", 2610, 'r',
       std::vector<SystemColumn>{
           {"indexrelid", kOid}, {"indrelid", kOid}, {"indnatts", kInt2}, {"indnkeyatts", kInt2},
           {"indisunique", kBool}, {"indnullsnotdistinct", kBool}, {"indisprimary", kBool},
@@ -67,7 +67,7 @@ void AppendPgIndexViews(std::vector<std::unique_ptr<SystemView>>& views) {
           {"indexprs", kPgNodeTree}, {"indpred", kPgNodeTree}},
       IndexRows));
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_constraint",
+      "pg_catalog", "pg_constraint", 2606, 'r',
       std::vector<SystemColumn>{
           {"oid", kOid}, {"conname", kName}, {"connamespace", kOid}, {"contype", kChar}, {"condeferrable", kBool},
           {"condeferred", kBool}, {"convalidated", kBool}, {"conrelid", kOid}, {"contypid", kOid},

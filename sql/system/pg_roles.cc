@@ -89,20 +89,20 @@ ViewRows DatabaseRows(const SystemViewContext& ctx, const std::vector<SystemColu
 
 void AppendPgRoleViews(std::vector<std::unique_ptr<SystemView>>& views) {
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_roles",
+      "pg_catalog", "pg_roles", 12000, 'v',
       std::vector<SystemColumn>{
           {"rolname", kName}, {"rolsuper", kBool}, {"rolinherit", kBool}, {"rolcreaterole", kBool},
           {"rolcreatedb", kBool}, {"rolcanlogin", kBool}, {"rolreplication", kBool}, {"rolconnlimit", kInt4},
           {"rolpassword", kText}, {"rolvaliduntil", kTimestampTz}, {"rolbypassrls", kBool}, {"oid", kOid}},
       RoleRows));
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_user",
+      "pg_catalog", "pg_user", 12014, 'v',
       std::vector<SystemColumn>{
           {"usename", kName}, {"usesysid", kOid}, {"usecreatedb", kBool}, {"usesuper", kBool}, {"userepl", kBool},
           {"usebypassrls", kBool}, {"passwd", kText}, {"valuntil", kTimestampTz}},
       UserRows));
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_database",
+      "pg_catalog", "pg_database", 1262, 'r',
       std::vector<SystemColumn>{
           {"oid", kOid}, {"datname", kName}, {"datdba", kOid}, {"encoding", kInt4}, {"datlocprovider", kChar},
           {"datistemplate", kBool}, {"datallowconn", kBool}, {"datconnlimit", kInt4}, {"dattablespace", kOid},

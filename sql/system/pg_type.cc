@@ -87,7 +87,7 @@ const PgTypeRow* PgTypeByOid(Oid oid) {
 
 void AppendPgTypeViews(std::vector<std::unique_ptr<SystemView>>& views) {
   views.push_back(std::make_unique<GeneratedView>(
-      "pg_catalog", "pg_type",
+      "pg_catalog", "pg_type", 1247, 'r',
       std::vector<SystemColumn>{
           {"oid", kOid}, {"typname", kName}, {"typnamespace", kOid}, {"typowner", kOid}, {"typlen", kInt2},
           {"typbyval", kBool}, {"typtype", kChar}, {"typcategory", kChar}, {"typispreferred", kBool},

@@ -40,6 +40,13 @@ const SystemView* FindSystemView(std::string_view schema, std::string_view name)
   return nullptr;
 }
 
+const SystemView* SystemViewByOid(Oid oid) {
+  for (const auto& view : Registry()) {
+    if (view->oid() == oid) return view.get();
+  }
+  return nullptr;
+}
+
 std::vector<const SystemView*> AllSystemViews() {
   std::vector<const SystemView*> out;
   for (const auto& view : Registry()) out.push_back(view.get());

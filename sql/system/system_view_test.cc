@@ -127,6 +127,9 @@ TEST_F(SystemViewTest, RegistryHasEveryRelationTheCapturedQueriesRead) {
   }
   EXPECT_EQ(FindSystemView("pg_catalog", "pg_nothing"), nullptr);
   EXPECT_EQ(FindSystemView("public", "pg_class"), nullptr);
+  EXPECT_EQ(SystemViewByOid(1259), FindSystemView("pg_catalog", "pg_class"));
+  std::set<Oid> oids;
+  for (const SystemView* view : AllSystemViews()) EXPECT_TRUE(oids.insert(view->oid()).second) << view->name();
   // Every view's rows have its columns' shape (Rows() checks it); column names are unique.
   for (const SystemView* view : AllSystemViews()) {
     Rows(view->name(), view->schema());
@@ -160,7 +163,23 @@ TEST_F(SystemViewTest, PgClassHasTablesIndexesAndSequences) {
   EXPECT_EQ(S(seq["relreplident"]), "n");
   Row u = Find("pg_class", "relname", NameValue("u"));
   EXPECT_FALSE(u["relhasindex"].AsBool());
-  EXPECT_EQ(Rows("pg_class").size(), 5u);  // t, t_pkey, t_code_key, t_id_seq, u
+  size_t user_relations = 0;
+  for (Row& r : Rows("pg_class")) user_relations += I(r["relnamespace"]) == storage::kPublicNamespace;
+  EXPECT_EQ(user_relations, 5u);  // t, t_pkey, t_code_key, t_id_seq, u
+
+  // The system views have their PostgreSQL 15 rows and columns.
+  Row pg_class = Find("pg_class", "relname", NameValue("pg_class"));
+  EXPECT_EQ(I(pg_class["oid"]), 1259);
+  EXPECT_EQ(S(pg_class["relkind"]), "r");
+  EXPECT_EQ(I(pg_class["relnamespace"]), storage::kPgCatalogNamespace);
+  EXPECT_EQ(S(Find("pg_class", "relname", NameValue("pg_roles"))["relkind"]), "v");
+  EXPECT_EQ(I(Find("pg_class", "oid", OidOf(13425))["relnamespace"]), kInformationSchemaNamespace);
+  for (Row& r : Rows("pg_attribute")) {
+    if (I(r["attrelid"]) == 1259 && I(r["attnum"]) == 2) {
+      EXPECT_EQ(S(r["attname"]), "relname");
+      EXPECT_EQ(I(r["atttypid"]), 19);
+    }
+  }
 }
 
 TEST_F(SystemViewTest, PgAttributeAndAttrdefDescribeColumns) {
@@ -370,6 +389,15 @@ TEST_F(SystemViewTest, CatalogFunctionsMatchPostgres) {
   EXPECT_EQ(RegclassOut(ctx, t_->oid), "t");
   EXPECT_EQ(RegclassOut(hidden, t_->oid), "public.t");
   EXPECT_EQ(RegclassOut(ctx, 999999), "999999");
+  // System views resolve too: pg_catalog is searched first; information_schema only qualified.
+  EXPECT_EQ(RegclassIn(ctx, "pg_class"), 1259u);
+  EXPECT_EQ(RegclassIn(hidden, "pg_catalog.pg_type"), 1247u);
+  EXPECT_EQ(RegclassIn(ctx, "information_schema.tables"), 13425u);
+  EXPECT_EQ(RegclassIn(ctx, "tables").error().sqlstate, "42P01");
+  EXPECT_EQ(RegclassOut(ctx, 1259), "pg_class");
+  EXPECT_EQ(RegclassOut(ctx, 13425), "information_schema.tables");
+  EXPECT_TRUE(PgTableIsVisible(ctx, 1259));
+  EXPECT_FALSE(PgTableIsVisible(ctx, 13425));
 
   EXPECT_EQ(PgGetUserById(ctx, 10), "postgres");
   EXPECT_EQ(PgGetUserById(ctx, kPgDatabaseOwner), "pg_database_owner");
