@@ -39,7 +39,6 @@ enum class Function {
   kObjDescription, kColDescription, kShobjDescription, kPgEncodingToChar, kCurrentDatabase, kCurrentSchema,
   kQuoteIdent, kPgRelationIsPublishable, kPgGetStatisticsobjdefColumns,
   kRegexMatch, kRegexNotMatch, kRegexIMatch, kRegexNotIMatch,  // ~, !~, ~*, !~*
-  kTextToRegclass, kRegclassToText,  // casts that look the catalog up (regclassin/regclassout)
 };
 
 struct BoundExpr;

@@ -5,6 +5,7 @@
 #include <regex.h>
 
 #include "sql/system/catalog_functions.h"
+#include "sql/types/cast.h"
 
 namespace farmdb::sql {
 namespace {
@@ -71,8 +72,6 @@ bool IsCatalogFunction(Function function) {
     case Function::kRegexNotMatch:
     case Function::kRegexIMatch:
     case Function::kRegexNotIMatch:
-    case Function::kTextToRegclass:
-    case Function::kRegclassToText:
       return true;
     default:
       return false;
@@ -140,17 +139,33 @@ std::expected<Value, Error> EvalCatalogFunction(const BoundExpr& e, std::span<co
     }
     case Function::kPgRelationIsPublishable:
       return Value::Bool(PgRelationIsPublishable(*catalog, oid(0)));
-    case Function::kTextToRegclass: {
-      auto r = RegclassIn(*catalog, args[0].AsString());
-      if (!r) return std::unexpected(r.error());
-      return Value::Int(TypeId::kRegclass, *r);
-    }
-    case Function::kRegclassToText:
-      return Text(RegclassOut(*catalog, oid(0)));
     default:
       break;
   }
   return std::unexpected(MakeError("XX000", "unhandled catalog function"));
+}
+
+std::expected<Value, Error> ParseTextWithCatalog(TypeId type, std::string_view text, const TextOptions& options,
+                                                 const SystemViewContext* catalog) {
+  if (type != TypeId::kRegclass || catalog == nullptr) return ParseText(type, text, options);
+  auto oid = RegclassIn(*catalog, text);
+  if (!oid) return std::unexpected(oid.error());
+  return Value::Int(TypeId::kRegclass, *oid);
+}
+
+std::expected<Value, Error> CastWithCatalog(const Value& value, TypeId target, const TextOptions& options,
+                                            const SystemViewContext* catalog) {
+  if (catalog == nullptr || value.IsNull()) return Cast(value, target, options);
+  bool from_string = IsString(value.type) || value.type == TypeId::kUnknown;
+  if (target == TypeId::kRegclass && from_string) {
+    std::string_view text = value.type == TypeId::kBpchar ? TrimTrailingBlanks(value.AsString()) : value.AsString();
+    return ParseTextWithCatalog(target, text, options, catalog);
+  }
+  if (value.type == TypeId::kRegclass && IsString(target)) {
+    // regclassout, then the target's input (name truncates, varchar(n) is the typmod's business).
+    return ParseText(target, RegclassOut(*catalog, static_cast<Oid>(value.AsInt())), options);
+  }
+  return Cast(value, target, options);
 }
 
 }  // namespace farmdb::sql

@@ -429,16 +429,28 @@ TEST_F(SystemViewTest, EvalCatalogFunctionWithAndWithoutCatalog) {
   ASSERT_FALSE(unwired.has_value());
   EXPECT_EQ(unwired.error().sqlstate, "0A000");
 
-  call.function = Function::kTextToRegclass;
-  Value name[] = {Str("t")};
-  auto oid = EvalCatalogFunction(call, name, &ctx);
+  // 't'::regclass and c.oid::regclass::text with the catalog at hand; without it, numbers.
+  TextOptions options;
+  auto oid = ParseTextWithCatalog(TypeId::kRegclass, "public.t", options, &ctx);
   ASSERT_TRUE(oid.has_value());
   EXPECT_EQ(oid->type, TypeId::kRegclass);
   EXPECT_EQ(I(*oid), t_->oid);
-  call.function = Function::kRegclassToText;
-  auto text = EvalCatalogFunction(call, std::span<const Value>(&*oid, 1), &ctx);
+  EXPECT_EQ(ParseTextWithCatalog(TypeId::kRegclass, "nope", options, &ctx).error().sqlstate, "42P01");
+  EXPECT_EQ(ParseTextWithCatalog(TypeId::kRegclass, "t", options, nullptr).error().sqlstate, "0A000");
+  auto from_text = CastWithCatalog(Str("t_pkey"), TypeId::kRegclass, options, &ctx);
+  ASSERT_TRUE(from_text.has_value());
+  EXPECT_EQ(I(*from_text), t_->PrimaryKey()->oid);
+  auto text = CastWithCatalog(*oid, TypeId::kText, options, &ctx);
   ASSERT_TRUE(text.has_value());
   EXPECT_EQ(S(*text), "t");
+  auto as_name = CastWithCatalog(Value::Int(TypeId::kRegclass, 1259), TypeId::kName, options, &ctx);
+  ASSERT_TRUE(as_name.has_value());
+  EXPECT_EQ(as_name->type, TypeId::kName);
+  EXPECT_EQ(S(*as_name), "pg_class");
+  EXPECT_EQ(S(*CastWithCatalog(*oid, TypeId::kText, options, nullptr)), std::to_string(t_->oid));
+  auto as_oid = CastWithCatalog(*oid, TypeId::kOid, options, &ctx);
+  ASSERT_TRUE(as_oid.has_value());
+  EXPECT_EQ(as_oid->type, TypeId::kOid);
   call.function = Function::kPgTableIsVisible;
   Value missing[] = {OidOf(999999)};
   auto visible = EvalCatalogFunction(call, missing, &ctx);
