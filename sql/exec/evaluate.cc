@@ -99,7 +99,7 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
       if (!args[0].IsNull() && !args[1].IsNull() && CompareValues(args[0], args[1]) == 0) return Value::Null(e.type);
       return args[0];
     case BoundKind::kFunction:
-      if (e.function != Function::kSetConfig) {
+      if (e.function != Function::kSetConfig && e.function != Function::kFormatType) {
         for (const Value& v : args) {
           if (v.IsNull()) return Value::Null(e.type);  // strict functions
         }

@@ -87,8 +87,10 @@ std::expected<Value, Error> EvalCatalogFunction(const BoundExpr& e, std::span<co
   auto oid = [&](size_t i) { return static_cast<Oid>(args[i].AsInt()); };
   // Functions without a catalog to read.
   switch (e.function) {
-    case Function::kFormatType:
-      return Text(FormatType(oid(0), static_cast<int32_t>(args[1].AsInt())));
+    case Function::kFormatType:  // not strict: a NULL typmod means "none given"
+      if (args[0].IsNull()) return Value::Null(TypeId::kText);
+      return Text(FormatType(oid(0), args[1].IsNull() ? std::nullopt
+                                                      : std::optional<int32_t>(static_cast<int32_t>(args[1].AsInt()))));
     case Function::kObjDescription:
     case Function::kColDescription:
     case Function::kShobjDescription:

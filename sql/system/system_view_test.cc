@@ -463,12 +463,13 @@ TEST_F(SystemViewTest, CatalogTypesOperatorsAndFunctionsInSql) {
   Run("SELECT 4294967295::oid::int4, '-1'::oid, 5 = 5::oid, 'integer'::regtype, 1043::regtype, "
       "'\"char\"'::regtype, 'ab'::\"char\", '\\101'::\"char\", 'pg_toast' ~ '^pg_', 'abc' !~ 'b', 'ABC' ~* 'abc', "
       "quote_ident('Foo'), quote_ident('select'), pg_encoding_to_char(6), "
-      "'x' ~ '^(x)$' COLLATE pg_catalog.default, format_type(1043, 14)");
+      "'x' ~ '^(x)$' COLLATE pg_catalog.default, format_type(1043, 14), format_type(1042, NULL), "
+      "format_type(NULL, 1) IS NULL");
   ASSERT_EQ(sink_.rows.size(), 1u);
   // PostgreSQL 15's output for the same SELECT.
   std::vector<std::string> expected = {"-1", "4294967295", "t", "integer", "character varying", "\"char\"", "a",
                                        "A", "t", "f", "t", "\"Foo\"", "\"select\"", "UTF8", "t",
-                                       "character varying(10)"};
+                                       "character varying(10)", "character", "t"};
   EXPECT_EQ(sink_.rows[0], expected);
 }
 
