@@ -84,5 +84,6 @@ void AppendPgIndexViews(std::vector<std::unique_ptr<SystemView>>& views);      /
 void AppendPgRoleViews(std::vector<std::unique_ptr<SystemView>>& views);       // pg_roles.cc
 void AppendEmptyViews(std::vector<std::unique_ptr<SystemView>>& views);        // pg_empty.cc
 void AppendInformationSchemaViews(std::vector<std::unique_ptr<SystemView>>& views);  // information_schema.cc
+void AppendPgTablesViews(std::vector<std::unique_ptr<SystemView>>& views);     // pg_tables.cc
 
 }  // namespace farmdb::sql

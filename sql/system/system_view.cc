@@ -19,6 +19,7 @@ const std::vector<std::unique_ptr<SystemView>>& Registry() {
     AppendPgRoleViews(views);
     AppendEmptyViews(views);
     AppendInformationSchemaViews(views);
+    AppendPgTablesViews(views);
     return views;
   }();
   return kViews;

@@ -306,6 +306,27 @@ TEST_F(SystemViewTest, PgTypeCoversEveryTypeAndItsArray) {
   EXPECT_EQ(I(by_oid[25]["typnamespace"]), 11);
 }
 
+TEST_F(SystemViewTest, PgTablesAndPgIndexesAsPostgres) {
+  // PostgreSQL 15: SELECT * FROM pg_tables / pg_indexes WHERE schemaname = 'public'.
+  std::vector<Row> tables;
+  for (Row& r : Rows("pg_tables")) {
+    if (S(r["schemaname"]) == "public") tables.push_back(std::move(r));
+  }
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(S(tables[0]["tablename"]), "t");
+  EXPECT_EQ(S(tables[0]["tableowner"]), "postgres");
+  EXPECT_TRUE(tables[0]["tablespace"].IsNull());
+  EXPECT_TRUE(tables[0]["hasindexes"].AsBool());
+  EXPECT_FALSE(tables[1]["hasindexes"].AsBool());
+  EXPECT_EQ(S(Find("pg_tables", "tablename", NameValue("pg_class"))["schemaname"]), "pg_catalog");
+
+  std::vector<Row> indexes = Rows("pg_indexes");
+  ASSERT_EQ(indexes.size(), 2u);
+  EXPECT_EQ(S(indexes[0]["indexname"]), "t_pkey");
+  EXPECT_EQ(S(indexes[0]["indexdef"]), "CREATE UNIQUE INDEX t_pkey ON public.t USING btree (id)");
+  EXPECT_EQ(S(indexes[1]["indexdef"]), "CREATE UNIQUE INDEX t_code_key ON public.t USING btree (code)");
+}
+
 TEST_F(SystemViewTest, InformationSchemaAsPostgres) {
   std::vector<Row> tables = Rows("tables", "information_schema");
   ASSERT_EQ(tables.size(), 2u);
