@@ -30,10 +30,49 @@ constexpr int kMaxRetries = 10;
 constexpr std::chrono::microseconds kRetryBackoff{200};
 constexpr std::chrono::microseconds kMaxRetryBackoff{50000};
 
-// Statements that read or write the database run in the transaction's Txn (DROP INDEX and
-// DROP SEQUENCE are refused at analysis, not_runnable.cc).
-bool UsesTxn(const StatementNode& node) {
+// DDL run in the transaction's Txn and send nothing before they succeed, so outside a block a
+// retryable abort can be retried by the server (DROP INDEX and DROP SEQUENCE are refused at
+// analysis, not_runnable.cc). SELECT is retryable too: its rows are sent after it ran.
+bool IsDdl(const StatementNode& node) {
   return std::holds_alternative<CreateTableStmt>(node) || std::holds_alternative<DropStmt>(node);
+}
+bool IsDml(const StatementNode& node) {
+  return std::holds_alternative<InsertStmt>(node) || std::holds_alternative<UpdateStmt>(node) ||
+         std::holds_alternative<DeleteStmt>(node);
+}
+bool RetryableOutsideBlock(const StatementNode& node) {
+  return IsDdl(node) || IsDml(node) || std::holds_alternative<SelectStmt>(node);
+}
+
+// What analysis made of a statement under one catalog version. A prepared statement keeps its
+// analysis and replaces it when the catalog changed (the plan cache, keyed by catalog version).
+struct Analysis {
+  std::shared_ptr<const QueryCatalog> catalog;  // what names resolved against; null: none read
+  std::optional<BoundQuery> query;              // SELECT, or the query of COPY (query) TO
+  std::optional<Binder::BoundDml> dml;          // INSERT, UPDATE, DELETE
+  std::shared_ptr<const Analysis> explained;    // EXPLAIN's statement
+  // The result columns (SELECT's, RETURNING's, or EXPLAIN's one text column).
+  const std::vector<OutputColumn>* Columns() const {
+    static const std::vector<OutputColumn> kExplain = {OutputColumn{"QUERY PLAN", TypeId::kText}};
+    return explained ? &kExplain : query ? &query->columns : dml ? &dml->returning : nullptr;
+  }
+};
+
+// EXPLAIN's lines for an analysed statement.
+std::vector<std::string> ExplainLines(const Analysis& analysis) {
+  std::vector<std::string> lines;
+  if (analysis.query) {
+    analysis.query->plan->Explain(lines, 0);
+  } else if (analysis.dml) {
+    std::visit([&](const auto& plan) {
+      using T = std::decay_t<decltype(plan)>;
+      std::string_view verb = std::is_same_v<T, InsertPlan> ? "Insert" : std::is_same_v<T, UpdatePlan> ? "Update" : "Delete";
+      lines.push_back(fmt::format("{} on {}", verb, plan.table->relname));
+      if constexpr (std::is_same_v<T, InsertPlan>) plan.source->Explain(lines, 1);
+      else plan.scan->Explain(lines, 1);
+    }, analysis.dml->plan);
+  }
+  return lines;
 }
 
 class PreparedImpl final : public PreparedStatement {
@@ -41,12 +80,12 @@ class PreparedImpl final : public PreparedStatement {
   std::span<const Oid> ParameterTypes() const override { return param_oids; }
   std::span<const Column> ResultColumns() const override { return columns; }
 
-  std::optional<Statement> statement;  // nullopt: the empty query
-  std::optional<BoundSelect> select;   // a SELECT, or the query of COPY (query) TO
-  std::vector<std::string> names;      // output column names
+  std::shared_ptr<const Statement> statement;  // null: the empty query
   std::vector<TypeId> param_types;
   std::vector<Oid> param_oids;
   std::vector<Column> columns;
+  // Replaced on the session's thread when the catalog version moved (SessionImpl::Revalidate).
+  mutable std::shared_ptr<const Analysis> analysis;
 };
 
 class PortalImpl final : public Portal {
@@ -54,6 +93,7 @@ class PortalImpl final : public Portal {
   std::span<const Column> ResultColumns() const override { return columns; }
 
   std::shared_ptr<const PreparedImpl> prepared;
+  std::shared_ptr<const Analysis> analysis;  // the prepared statement's, when the portal first ran
   std::vector<Value> params;
   std::vector<Column> columns;
   std::optional<StatementOutput> output;  // set by the first Execute
@@ -81,15 +121,17 @@ std::optional<std::vector<Format>> ExpandFormats(std::span<const Format> formats
 class SessionImpl final : public Session {
  public:
   // `worker` runs on `machine` of `node` (both null for an engine without a Node).
-  SessionImpl(Settings settings, CancelFlag* cancel, std::shared_ptr<Node> node, int machine,
+  SessionImpl(Settings settings, const SessionOptions& options, std::shared_ptr<Node> node, int machine,
               std::unique_ptr<txn::Worker> worker)
       : node_(std::move(node)),
         machine_(machine),
         worker_(std::move(worker)),
         settings_(std::move(settings)),
         txn_(settings_, worker_.get()),
-        cancel_(cancel),
-        reported_(settings_.Reported()) {}
+        cancel_(options.cancel),
+        reported_(settings_.Reported()),
+        user_(options.user),
+        database_(options.database) {}
   ~SessionImpl() override {
     if (worker_) worker_->FlushTruncations();
   }
@@ -154,8 +196,18 @@ class SessionImpl final : public Session {
  private:
   std::expected<std::shared_ptr<PreparedImpl>, Error> Analyze(Statement statement, std::span<const Oid> param_oids,
                                                               int max_params);
+  // Binds `statement` (types of $n inferred into `param_types`); reads the catalog only if a
+  // name needs it.
+  std::expected<std::shared_ptr<const Analysis>, Error> Bind(const Statement& statement, std::vector<TypeId>& param_types,
+                                                              int max_params);
+  // The prepared statement's analysis, re-bound if the catalog changed since (a statement whose
+  // result columns would change fails with 0A000, as PostgreSQL's plan cache does).
+  std::expected<std::shared_ptr<const Analysis>, Error> Revalidate(const PreparedImpl& p);
+  // The transaction's Txn and the statement's catalog for the executors.
+  std::expected<void, Error> Attach(const Analysis& analysis, ExecContext& ctx);
   std::expected<ExecuteResult, Error> Run(PortalImpl& portal, int64_t max_rows, ResultSink& sink, bool describe);
-  std::expected<StatementOutput, Error> RunStatement(const PreparedImpl& prepared, ExecContext& ctx, ResultSink& sink);
+  std::expected<StatementOutput, Error> RunStatement(const PreparedImpl& prepared, PortalImpl& portal, ExecContext& ctx,
+                                                     ResultSink& sink);
 
   // A failed statement: the transaction block records it, changed reported settings go out
   // (the error ends the message, so this is where PostgreSQL's ReadyForQuery would follow).
@@ -189,6 +241,8 @@ class SessionImpl final : public Session {
   CancelFlag* cancel_;
   std::vector<std::pair<std::string, std::string>> reported_;  // as last sent to the client
   uint64_t reported_generation_ = 0;  // settings_.Generation() when reported_ was taken
+  std::string user_, database_;
+  DatabaseAccess db_;  // what the running statement's executors read (ExecContext::db)
 };
 
 std::expected<std::shared_ptr<PreparedImpl>, Error> SessionImpl::Analyze(Statement statement,
@@ -207,34 +261,100 @@ std::expected<std::shared_ptr<PreparedImpl>, Error> SessionImpl::Analyze(Stateme
       return std::unexpected(AbortedBlock());
     }
   }
-  TextOptions text_options = settings_.Text();
-  Binder binder(*statement.source, p->param_types, max_params, text_options);
-  const SelectStmt* select = std::get_if<SelectStmt>(&statement.node);
-  if (const auto* copy = std::get_if<CopyStmt>(&statement.node)) select = copy->query.get();
-  if (select != nullptr) {
-    auto bound = binder.BindSelect(*select);
-    if (!bound) return std::unexpected(bound.error());
-    p->names = bound->names;
-    p->select = std::move(*bound);
-  }
+  auto analysis = Bind(statement, p->param_types, max_params);
+  if (!analysis) return std::unexpected(analysis.error());
   // Parameters no context typed are text, as for unknown-type literals.
   for (TypeId& t : p->param_types) {
     if (t == TypeId::kUnknown) t = TypeId::kText;
     p->param_oids.push_back(Info(t).oid);
   }
-  if (std::holds_alternative<SelectStmt>(statement.node)) {
-    for (size_t i = 0; i < p->names.size(); ++i) {
-      const BoundExpr& target = *p->select->targets[i];
-      const TypeInfo& info = Info(target.type);
-      p->columns.push_back(Column{p->names[i], info.oid, info.typlen, target.typmod});
+  if (const std::vector<OutputColumn>* columns = (*analysis)->Columns(); columns != nullptr && !std::holds_alternative<CopyStmt>(statement.node)) {
+    for (const OutputColumn& c : *columns) {
+      const TypeInfo& info = Info(c.type);
+      p->columns.push_back(Column{c.name, info.oid, info.typlen, c.typmod, c.table_oid, c.attnum});
     }
   } else if (const auto* show = std::get_if<ShowStmt>(&statement.node)) {
     for (std::string& name : ShowColumnNames(*show, settings_)) {
       p->columns.push_back(Column{std::move(name), Info(TypeId::kText).oid, Info(TypeId::kText).typlen});
     }
   }
-  p->statement = std::move(statement);
+  p->analysis = std::move(*analysis);
+  p->statement = std::make_shared<const Statement>(std::move(statement));
   return p;
+}
+
+std::expected<std::shared_ptr<const Analysis>, Error> SessionImpl::Bind(const Statement& statement,
+                                                                         std::vector<TypeId>& param_types, int max_params) {
+  auto analysis = std::make_shared<Analysis>();
+  TextOptions text_options = settings_.Text();
+  Binder binder(*statement.source, param_types, max_params, text_options);
+  if (node_) {
+    binder.set_catalog_loader([this, &analysis]() -> std::expected<const QueryCatalog*, Error> {
+      txn_.StartStatement();
+      auto t = txn_.Txn();
+      if (!t) return std::unexpected(t.error());
+      auto snapshot = node_->Catalog(machine_).Snapshot(**t);
+      if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
+      analysis->catalog = std::make_shared<const QueryCatalog>(QueryCatalog{*snapshot, SearchPath(settings_)});
+      return analysis->catalog.get();
+    });
+  }
+  const SelectStmt* select = std::get_if<SelectStmt>(&statement.node);
+  if (const auto* copy = std::get_if<CopyStmt>(&statement.node)) select = copy->query.get();
+  if (select != nullptr) {
+    auto bound = binder.BindQuery(*select);
+    if (!bound) return std::unexpected(bound.error());
+    analysis->query = std::move(*bound);
+  }
+  if (const auto* explain = std::get_if<ExplainStmt>(&statement.node)) {
+    auto inner = Bind(*explain->statement, param_types, max_params);
+    if (!inner) return inner;
+    analysis->catalog = (*inner)->catalog;
+    analysis->explained = std::move(*inner);
+    return analysis;
+  }
+  std::expected<Binder::BoundDml, Error> dml = std::unexpected(Error{});
+  if (const auto* insert = std::get_if<InsertStmt>(&statement.node)) dml = binder.BindInsert(*insert);
+  else if (const auto* update = std::get_if<UpdateStmt>(&statement.node)) dml = binder.BindUpdate(*update);
+  else if (const auto* del = std::get_if<DeleteStmt>(&statement.node)) dml = binder.BindDelete(*del);
+  else return analysis;
+  if (!dml) return std::unexpected(dml.error());
+  analysis->dml = std::move(*dml);
+  return analysis;
+}
+
+std::expected<std::shared_ptr<const Analysis>, Error> SessionImpl::Revalidate(const PreparedImpl& p) {
+  if (!p.analysis->catalog) return p.analysis;
+  auto t = txn_.Txn();
+  if (!t) return std::unexpected(t.error());
+  auto version = node_->Catalog(machine_).Version(**t);
+  if (!version) return std::unexpected(FromCatalog(version.error()));
+  if (*version == p.analysis->catalog->snapshot->version()) return p.analysis;
+  std::vector<TypeId> param_types = p.param_types;
+  auto fresh = Bind(*p.statement, param_types, static_cast<int>(p.param_types.size()));
+  if (!fresh) return fresh;
+  bool same = param_types == p.param_types;
+  if (const std::vector<OutputColumn>* fresh_columns = (*fresh)->Columns()) {
+    const auto& columns = *fresh_columns;
+    same = same && columns.size() == p.columns.size();
+    for (size_t i = 0; same && i < columns.size(); ++i) same = Info(columns[i].type).oid == p.columns[i].type_oid;
+  }
+  if (!same) return std::unexpected(MakeError("0A000", "cached plan must not change result type"));
+  p.analysis = std::move(*fresh);
+  return p.analysis;
+}
+
+std::expected<void, Error> SessionImpl::Attach(const Analysis& analysis, ExecContext& ctx) {
+  auto t = txn_.Txn();
+  if (!t) return std::unexpected(t.error());
+  db_.txn = *t;
+  db_.catalog = analysis.catalog ? analysis.catalog->snapshot : nullptr;
+  db_.caches = node_->Caches(machine_);
+  db_.database = database_;
+  db_.user = user_;
+  db_.search_path = analysis.catalog ? std::span<const std::string>(analysis.catalog->search_path) : std::span<const std::string>();
+  ctx.db = &db_;
+  return {};
 }
 
 std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<const PreparedStatement> statement,
@@ -280,20 +400,45 @@ std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<
   return portal;
 }
 
-std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedImpl& p, ExecContext& ctx, ResultSink& sink) {
+std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedImpl& p, PortalImpl& portal, ExecContext& ctx,
+                                                                ResultSink& sink) {
   const StatementNode& node = p.statement->node;
-  if (std::holds_alternative<SelectStmt>(node)) {
+  bool is_select = std::holds_alternative<SelectStmt>(node);
+  const auto* copy = std::get_if<CopyStmt>(&node);
+  if (is_select || copy != nullptr) {
     txn_.NoteQuery();
-    return RunSelect(*p.select, ctx);
+    auto analysis = Revalidate(p);
+    if (!analysis) return std::unexpected(analysis.error());
+    portal.analysis = *analysis;
+    if (portal.analysis->catalog) {
+      if (auto attached = Attach(*portal.analysis, ctx); !attached) return std::unexpected(attached.error());
+    }
+    if (is_select) return RunSelect(*portal.analysis->query, ctx);
+    return RunCopy(*copy, portal.analysis->query ? &*portal.analysis->query : nullptr, ctx, sink);
+  }
+  if (std::holds_alternative<ExplainStmt>(node)) {
+    auto analysis = Revalidate(p);
+    if (!analysis) return std::unexpected(analysis.error());
+    portal.analysis = *analysis;
+    StatementOutput out;
+    out.tag = "EXPLAIN";
+    for (std::string& line : ExplainLines(*portal.analysis->explained)) out.rows.push_back({Value::Str(TypeId::kText, std::move(line))});
+    return out;
+  }
+  if (IsDml(node)) {
+    txn_.NoteQuery();
+    std::string_view command = std::holds_alternative<InsertStmt>(node) ? "INSERT" : std::holds_alternative<UpdateStmt>(node) ? "UPDATE" : "DELETE";
+    if (auto writable = CheckWritable(command, settings_); !writable) return std::unexpected(writable.error());
+    auto analysis = Revalidate(p);
+    if (!analysis) return std::unexpected(analysis.error());
+    portal.analysis = *analysis;
+    if (auto attached = Attach(*portal.analysis, ctx); !attached) return std::unexpected(attached.error());
+    return RunDml(portal.analysis->dml->plan, ctx);
   }
   if (const auto* set = std::get_if<SetStmt>(&node)) return RunSet(*set, settings_, txn_, sink);
   if (const auto* show = std::get_if<ShowStmt>(&node)) return RunShow(*show, settings_);
   if (const auto* txn = std::get_if<TransactionStmt>(&node)) return RunTransaction(*txn, settings_, txn_, sink);
-  if (const auto* copy = std::get_if<CopyStmt>(&node)) {
-    txn_.NoteQuery();
-    return RunCopy(*copy, p.select ? &*p.select : nullptr, p.names, ctx, sink);
-  }
-  if (UsesTxn(node)) {
+  if (IsDdl(node)) {
     txn_.NoteQuery();
     auto t = txn_.Txn();
     if (!t) return std::unexpected(t.error());
@@ -323,18 +468,18 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
       ctx.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
     }
     auto run = [&]() -> std::expected<StatementOutput, Error> {
-      auto output = RunStatement(p, ctx, sink);
+      auto output = RunStatement(p, portal, ctx, sink);
       if (!output) return output;
       if (auto committed = txn_.EndStatement(); !committed) return std::unexpected(committed.error());
       return output;
     };
     auto output = run();
     // Outside a block a conflict is retried here, since nothing reached the client: the
-    // executors of UsesTxn statements send nothing before they succeed (notices wait in the
-    // output). A block's statements are not retried: the client sees 40001 at COMMIT.
+    // executors of RetryableOutsideBlock statements send nothing before they succeed (rows and
+    // notices wait in the output). A block's statements are not retried: the client sees 40001.
     auto backoff = kRetryBackoff;
     for (int attempt = 0; !output && output.error().sqlstate == "40001" && attempt < kMaxRetries &&
-                          txn_.state() == TransactionBlock::State::kImplicit && UsesTxn(p.statement->node);
+                          txn_.state() == TransactionBlock::State::kImplicit && RetryableOutsideBlock(p.statement->node);
          ++attempt) {
       txn_.AbortStatementTxn();
       std::this_thread::sleep_for(backoff);
@@ -395,8 +540,7 @@ class EngineImpl final : public Engine {
       worker = options_.node->NewWorker(machine);
       if (!worker) return fatal(MakeError("53300", "sorry, too many clients already"));
     }
-    return std::make_unique<SessionImpl>(std::move(*settings), options.cancel, options_.node, machine,
-                                         std::move(worker));
+    return std::make_unique<SessionImpl>(std::move(*settings), options, options_.node, machine, std::move(worker));
   }
 
  private:

@@ -296,7 +296,7 @@ std::expected<BoundExprPtr, Error> Binder::BindExpr(const Expr& expr) {
       return e;
     }
     case ExprKind::kColumnRef:
-      return std::unexpected(ErrorAt("42703", fmt::format("column \"{}\" does not exist", expr.text), expr.location));
+      return BindColumnRef(expr);
     case ExprKind::kCast:
       return BindCast(expr);
     case ExprKind::kOperator:
@@ -323,43 +323,22 @@ std::expected<BoundExprPtr, Error> Binder::BindExpr(const Expr& expr) {
     case ExprKind::kNullIf:
       return BindNullIf(expr);
     case ExprKind::kFunction:
-      return BindFunction(expr);
-    case ExprKind::kStar:
-    case ExprKind::kDefault:
-    case ExprKind::kInList:
-    case ExprKind::kBetween:
-    case ExprKind::kLike:
+      return IsAggregateName(expr.text) ? BindAggregate(expr) : BindFunction(expr);
     case ExprKind::kExists:
     case ExprKind::kSubquery:
     case ExprKind::kInSubquery:
+      return BindSubquery(expr);
+    case ExprKind::kDefault:
+      return std::unexpected(ErrorAt("42601", "DEFAULT is not allowed in this context", expr.location));
+    case ExprKind::kStar:
+    case ExprKind::kInList:
+    case ExprKind::kBetween:
     case ExprKind::kError:
+      return std::unexpected(*expr.error);
+    case ExprKind::kLike:
       break;  // refused before binding (exec/not_runnable.cc) until the binder handles them
   }
   return std::unexpected(ErrorAt("XX000", "unhandled expression kind", expr.location));
-}
-
-std::expected<BoundSelect, Error> Binder::BindSelect(const SelectStmt& select) {
-  BoundSelect bound;
-  for (const SelectTarget& target : select.targets) {
-    auto e = BindExpr(*target.expr);
-    if (!e) return std::unexpected(e.error());
-    bound.targets.push_back(std::move(*e));
-    bound.names.push_back(target.name);
-  }
-  if (select.where) {
-    auto where = BindExpr(*select.where);
-    if (!where) return std::unexpected(where.error());
-    auto b = RequireBool(std::move(*where), "WHERE");
-    if (!b) return std::unexpected(b.error());
-    bound.where = std::move(*b);
-  }
-  // Output columns of unknown type become text (PostgreSQL 10+ resolveTargetListUnknowns).
-  for (BoundExprPtr& target : bound.targets) {
-    auto resolved = ResolveUnknown(std::move(target));
-    if (!resolved) return std::unexpected(resolved.error());
-    target = std::move(*resolved);
-  }
-  return bound;
 }
 
 }  // namespace farmdb::sql

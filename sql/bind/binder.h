@@ -6,21 +6,46 @@
 #pragma once
 
 #include <expected>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sql/bind/bound_expr.h"
+#include "sql/bind/scope.h"
 #include "sql/parse/ast.h"
+#include "sql/plan/dml_plan.h"
+#include "sql/plan/plan.h"
 #include "sql/types/type_io.h"
+#include "storage/catalog_snapshot.h"
 
 namespace farmdb::sql {
 
-struct BoundSelect {
-  std::vector<BoundExprPtr> targets;
-  std::vector<std::string> names;
-  BoundExprPtr where;  // null when absent
+// What relation names resolve against: the catalog snapshot the statement runs under and the
+// session's search path.
+struct QueryCatalog {
+  storage::SnapshotPtr snapshot;
+  std::vector<std::string> search_path;
 };
+
+// A result column as RowDescription describes it.
+struct OutputColumn {
+  std::string name;
+  TypeId type = TypeId::kUnknown;
+  int32_t typmod = -1;
+  Oid table_oid = 0;  // set when the column is a table's column, as PostgreSQL reports it
+  int16_t attnum = 0;
+  bool from_unknown = false;  // an untyped literal resolved to text (a UNION's other side may type it)
+};
+
+// A bound query: its plan and the plan's row as result columns.
+struct BoundQuery {
+  PlanPtr plan;
+  std::vector<OutputColumn> columns;
+};
+
+struct AggregateCall;
+struct AggregateScope;  // the aggregate calls of the query block being bound (bind_query.cc)
 
 class Binder {
  public:
@@ -32,7 +57,39 @@ class Binder {
   Binder(std::string_view source, std::vector<TypeId>& param_types, int max_params, const TextOptions& text_options)
       : source_(source), param_types_(param_types), max_params_(max_params), text_options_(text_options) {}
 
-  std::expected<BoundSelect, Error> BindSelect(const SelectStmt& select);
+  // Relations resolve against the catalog `load` returns, called the first time a name needs
+  // it (so constant SELECTs never read the catalog); without a loader no relation exists.
+  using CatalogLoader = std::function<std::expected<const QueryCatalog*, Error>()>;
+  void set_catalog_loader(CatalogLoader load) { load_catalog_ = std::move(load); }
+  // The catalog, loading it if needed (nullptr without a loader).
+  std::expected<const QueryCatalog*, Error> LoadCatalog();
+
+  // A whole query (SELECT, VALUES, set operations) as a plan (bind_query.cc). `outer`: the
+  // enclosing query's scope for a subquery.
+  std::expected<BoundQuery, Error> BindQuery(const SelectStmt& select, const Scope* outer = nullptr);
+  // The table a DML statement names: 42P01 when missing, 42809 when not a table.
+  std::expected<const storage::TableDesc*, Error> ResolveTable(const QualifiedName& name);
+  // A scope over one table's row (slot = attnum - 1), for DML's WHERE, SET and RETURNING.
+  static Scope TableScope(const storage::TableDesc& table, std::string_view qualifier);
+  // Binds `expr` with `scope`'s names visible (aggregates are refused with 42803 naming
+  // `clause`, e.g. "WHERE" or "RETURNING").
+  std::expected<BoundExprPtr, Error> BindExprIn(const Expr& expr, const Scope& scope, std::string_view clause);
+  // Output columns of a target list over `scope` (RETURNING), with * expanded.
+  std::expected<std::pair<std::vector<BoundExprPtr>, std::vector<OutputColumn>>, Error> BindTargetList(
+      const std::vector<SelectTarget>& targets, const Scope& scope, std::string_view clause);
+
+  // INSERT, UPDATE, DELETE (bind_dml.cc) and their RETURNING columns.
+  struct BoundDml {
+    DmlPlan plan;
+    std::vector<OutputColumn> returning;
+  };
+  std::expected<BoundDml, Error> BindInsert(const InsertStmt& stmt);
+  std::expected<BoundDml, Error> BindUpdate(const UpdateStmt& stmt);
+  std::expected<BoundDml, Error> BindDelete(const DeleteStmt& stmt);
+  // Makes `e` storable in `column`: PostgreSQL's assignment coercion, 42804 when there is none;
+  // a typmod is applied as an assignment (22001 for a too long string).
+  std::expected<BoundExprPtr, Error> CoerceToColumn(BoundExprPtr e, const storage::ColumnDesc& column);
+
   std::expected<BoundExprPtr, Error> BindExpr(const Expr& expr);
   // Makes `e` of type `target`: literals and unknown parameters take the type, other types
   // need an implicit cast. A null result means no implicit cast exists (the caller words that
@@ -64,12 +121,42 @@ class Binder {
 
   Error ErrorAt(std::string sqlstate, std::string message, int location) const;
 
+  // bind_dml.cc: a column's default (null when it has none), the row checks of a table, SET
+  // lists, ON CONFLICT.
+  std::expected<BoundExprPtr, Error> BindDefault(const storage::ColumnDesc& column);
+  std::expected<RowChecks, Error> BindRowChecks(const storage::TableDesc& table);
+  std::expected<std::vector<Assignment>, Error> BindAssignments(const std::vector<UpdateSet>& set,
+                                                                const storage::TableDesc& table, const Scope& scope);
+  std::expected<OnConflictPlan, Error> BindOnConflict(const OnConflict& on_conflict, const storage::TableDesc& table,
+                                                      const Scope& scope);
+  // A binder for a subquery: same parameters, catalog and visible WITH queries.
+  Binder SubBinder() const;
+  // bind_query.cc: column references, aggregates, subqueries and the parts of a query block.
+  std::expected<BoundExprPtr, Error> BindColumnRef(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindAggregate(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindSubquery(const Expr& expr);
+  struct Block;
+  std::expected<Block, Error> BindBlock(const SelectStmt& select, const Scope* outer);
+  std::expected<void, Error> BindFromItem(const TableRef& ref, Block& block);
+  std::expected<BoundQuery, Error> BindSetOperation(const SelectStmt& select, const Scope* outer);
+  std::expected<BoundQuery, Error> FinishQuery(Block block, const SelectStmt& select);
+  std::expected<PlanPtr, Error> AddLimit(PlanPtr plan, const SelectStmt& select);
+
+  CatalogLoader load_catalog_;
+  const QueryCatalog* catalog_ = nullptr;  // once loaded
+  const Scope* scope_ = nullptr;          // names visible to BindExpr (null: none)
+  AggregateScope* aggregates_ = nullptr;  // where aggregate calls go (null: not allowed here)
+  std::string_view no_aggregates_clause_ = "WHERE";  // what 42803 names when aggregates_ is null
+  std::vector<const CommonTableExpr*> ctes_;  // WITH queries visible, innermost last
+
   std::string_view source_;
   std::vector<TypeId>& param_types_;
   int max_params_;
   const TextOptions& text_options_;
 };
 
+// Whether `name` is an aggregate function (count, sum, avg, min, max, ...).
+bool IsAggregateName(std::string_view name);
 // Whether PostgreSQL casts `from` to `to` implicitly (pg_cast castcontext 'i').
 bool ImplicitlyCastable(TypeId from, TypeId to);
 // The type two numeric types are promoted to for an operator (int4 + int8 -> int8, ...).

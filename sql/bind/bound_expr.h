@@ -28,6 +28,11 @@ enum class BoundKind {
   kCoalesce,
   kNullIf,
   kFunction,  // function
+  kColumn,    // the input row's slot `column`; `levels_up` > 0: an enclosing query's row
+  kAggregate, // the result of the query's aggregate number `column` (set by the aggregation)
+  kSubquery,  // subquery (a scalar: its one column of at most one row)
+  kExists,    // EXISTS (subquery)
+  kInSubquery,  // args[0] IN (subquery's one column); compare is the operator (=)
 };
 
 enum class ArithOp { kAdd, kSub, kMul, kDiv, kMod };
@@ -43,11 +48,13 @@ enum class Function {
 
 struct BoundExpr;
 using BoundExprPtr = std::unique_ptr<BoundExpr>;
+class PlanNode;  // sql/plan/plan.h
 
 struct BoundExpr {
   BoundKind kind;
   TypeId type;
   int32_t typmod = -1;  // kCast to numeric(p, s) / varchar(n): PostgreSQL's atttypmod encoding
+  bool assignment = false;  // kCast: applies typmod as a store into a column does (22001)
   int location = -1;
   Value value;
   int param_index = 0;
@@ -56,7 +63,15 @@ struct BoundExpr {
   Function function = Function::kVersion;
   bool has_operand = false;
   bool has_else = false;
+  int column = 0;     // kColumn: slot in the row; kAggregate: aggregate number
+  int levels_up = 0;  // kColumn: 0 the current query's row, 1 the enclosing one, ...
   std::vector<BoundExprPtr> args;
+  std::shared_ptr<const PlanNode> subplan;  // kSubquery, kExists, kInSubquery
 };
+
+// Whether two bound expressions compute the same thing (GROUP BY matching, ORDER BY reuse).
+bool SameExpr(const BoundExpr& a, const BoundExpr& b);
+// A deep copy (subplans are shared: they are immutable).
+BoundExprPtr CloneExpr(const BoundExpr& e);
 
 }  // namespace farmdb::sql

@@ -70,6 +70,12 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
       return e.value;
     case BoundKind::kParam:
       return ctx.params[e.param_index];
+    case BoundKind::kColumn:
+      return e.levels_up == 0 ? ctx.row[e.column] : ctx.outer[ctx.outer.size() - e.levels_up][e.column];
+    case BoundKind::kSubquery:
+    case BoundKind::kExists:
+    case BoundKind::kInSubquery:
+      return EvalSubquery(e, ctx);
     case BoundKind::kAnd:
     case BoundKind::kOr:
       return EvalLogic(e, ctx);
@@ -115,7 +121,7 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
     case BoundKind::kCast: {
       auto v = Cast(args[0], e.type, ctx.output);
       if (!v || e.typmod < 0) return v;
-      return ApplyTypmod(std::move(*v), e.typmod);
+      return ApplyTypmod(std::move(*v), e.typmod, e.assignment);
     }
     case BoundKind::kArith:
       return EvalArith(e.arith, e.type, args[0], args[1]);

@@ -12,8 +12,21 @@
 #include "sql/session.h"
 #include "sql/settings/settings.h"
 #include "sql/types/type_io.h"
+#include "storage/catalog_snapshot.h"
+#include "txn/txn.h"
 
 namespace farmdb::sql {
+
+// What statements over tables run against: the statement's transaction, the catalog snapshot it
+// was analysed under, and the session's machine's caches.
+struct DatabaseAccess {
+  txn::Txn* txn = nullptr;
+  storage::SnapshotPtr catalog;
+  storage::TableCaches caches;
+  std::string_view database;  // the session's database and user (system views)
+  std::string_view user;
+  std::span<const std::string> search_path;  // schema names, as resolved for this statement
+};
 
 struct ExecContext {
   std::span<const Value> params;
@@ -22,6 +35,11 @@ struct ExecContext {
   // statement_timeout's deadline (time_point::max() when off).
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   TextOptions output;
+  DatabaseAccess* db = nullptr;  // null for statements that touch no table
+  // The row kColumn expressions read (set by the plan node evaluating them), and the rows of
+  // the enclosing queries of a correlated subquery, innermost last (kColumn with levels_up).
+  std::span<const Value> row;
+  std::vector<std::span<const Value>> outer;
 
   // 57014 when the client cancelled or the statement ran past statement_timeout.
   std::expected<void, Error> CheckInterrupts() const;
@@ -34,6 +52,9 @@ std::expected<Value, Error> EvalArith(ArithOp op, TypeId result, const Value& l,
 std::expected<Value, Error> EvalNegate(const Value& v);
 // Three-way comparison with PostgreSQL's ordering (NaN above all numbers).
 int CompareValues(const Value& l, const Value& r);
+
+// A subquery expression (subquery.cc): runs its plan with the current row as the outer row.
+std::expected<Value, Error> EvalSubquery(const BoundExpr& e, ExecContext& ctx);
 
 // Built-in functions (functions.cc); NULL handling is the caller's for strict functions.
 std::expected<Value, Error> EvalFunction(const BoundExpr& e, std::span<const Value> args, ExecContext& ctx);

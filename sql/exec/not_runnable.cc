@@ -18,23 +18,75 @@ class Checker {
     return At("0A000", fmt::format("{} is not supported yet", what), location);
   }
 
-  // Clause refusals first, then FROM, then the expressions, each in the order of the text.
+  // Clause refusals first, then the expressions, each in the order of the text; subqueries in
+  // FROM, WITH and set operations are checked the same way.
   std::optional<Error> Select(const SelectStmt& s) const {
-    if (s.op != SelectStmt::SetOp::kNone) return NotSupported("UNION/INTERSECT/EXCEPT");
-    if (!s.values.empty()) return NotSupported("VALUES");
-    if (!s.with.empty()) return NotSupported("WITH");
-    if (s.distinct) return NotSupported("SELECT DISTINCT");
-    if (!s.group_by.empty() || s.having) return NotSupported("GROUP BY");
-    if (!s.order_by.empty()) return NotSupported("ORDER BY");
-    if (s.limit || s.offset) return NotSupported("LIMIT/OFFSET");
     if (!s.locking.empty()) return NotSupported("FOR UPDATE/SHARE");
+    for (const CommonTableExpr& cte : s.with) {
+      if (auto e = Select(*cte.query)) return e;
+    }
+    if (s.left) {
+      if (auto e = Select(*s.left)) return e;
+    }
+    if (s.right) {
+      if (auto e = Select(*s.right)) return e;
+    }
     for (const TableRefPtr& item : s.from) {
       if (auto e = From(*item)) return e;
     }
     for (const SelectTarget& target : s.targets) {
+      if (target.expr->kind == ExprKind::kStar) continue;  // the binder expands it
       if (auto e = Expression(*target.expr)) return e;
     }
-    if (s.where) return Expression(*s.where);
+    for (const auto& row : s.values) {
+      for (const ExprPtr& v : row) {
+        if (v->kind == ExprKind::kDefault) continue;  // INSERT's VALUES; the binder refuses it elsewhere
+        if (auto e = Expression(*v)) return e;
+      }
+    }
+    for (const Expr* clause : {s.where.get(), s.having.get(), s.limit.get(), s.offset.get()}) {
+      if (clause != nullptr) {
+        if (auto e = Expression(*clause)) return e;
+      }
+    }
+    for (const ExprPtr& g : s.group_by) {
+      if (auto e = Expression(*g)) return e;
+    }
+    for (const OrderItem& o : s.order_by) {
+      if (auto e = Expression(*o.expr)) return e;
+    }
+    return std::nullopt;
+  }
+
+  // The expressions of INSERT, UPDATE and DELETE (and an INSERT's query).
+  std::optional<Error> Dml(const StatementNode& node) const {
+    std::vector<const Expr*> exprs;
+    auto targets = [&](const std::vector<SelectTarget>& list) {
+      for (const SelectTarget& t : list) {
+        if (t.expr->kind != ExprKind::kStar) exprs.push_back(t.expr.get());
+      }
+    };
+    if (const auto* insert = std::get_if<InsertStmt>(&node)) {
+      if (insert->source) {
+        if (auto e = Select(*insert->source)) return e;
+      }
+      if (insert->on_conflict) {
+        for (const UpdateSet& set : insert->on_conflict->set) exprs.push_back(set.value.get());
+        exprs.push_back(insert->on_conflict->where.get());
+      }
+      targets(insert->returning);
+    } else if (const auto* update = std::get_if<UpdateStmt>(&node)) {
+      for (const UpdateSet& set : update->set) exprs.push_back(set.value.get());
+      exprs.push_back(update->where.get());
+      targets(update->returning);
+    } else if (const auto* del = std::get_if<DeleteStmt>(&node)) {
+      exprs.push_back(del->where.get());
+      targets(del->returning);
+    }
+    for (const Expr* e : exprs) {
+      if (e == nullptr || e->kind == ExprKind::kDefault) continue;
+      if (auto err = Expression(*e)) return err;
+    }
     return std::nullopt;
   }
 
@@ -42,13 +94,13 @@ class Checker {
   std::optional<Error> From(const TableRef& item) const {
     switch (item.kind) {
       case TableRef::Kind::kRelation:
-        return At("42P01", fmt::format("relation \"{}\" does not exist", item.relation.name), item.relation.location);
+        return std::nullopt;
       case TableRef::Kind::kJoin:
         if (auto e = From(*item.left)) return e;
-        return From(*item.right);
+        if (auto e = From(*item.right)) return e;
+        return item.on ? Expression(*item.on) : std::nullopt;
       case TableRef::Kind::kSubquery:
-        if (auto e = Select(*item.subquery)) return e;
-        return NotSupported("this FROM item");
+        return Select(*item.subquery);
     }
     return std::nullopt;
   }
@@ -56,7 +108,7 @@ class Checker {
   std::optional<Error> Expression(const Expr& e) const {
     switch (e.kind) {
       case ExprKind::kStar:
-        return At("42601", "SELECT * with no tables specified is not valid", e.location);
+        return NotSupported("* in this position", e.location);
       case ExprKind::kInList:
         return NotSupported("IN (...)", e.location);
       case ExprKind::kLike:
@@ -65,15 +117,14 @@ class Checker {
         return NotSupported("this operator form", e.location);
       case ExprKind::kExists:
       case ExprKind::kSubquery:
+        return Select(*e.subquery);
       case ExprKind::kInSubquery:
-        return NotSupported("subqueries", e.location);
+        if (auto err = Expression(*e.args[0])) return err;
+        return Select(*e.subquery);
       case ExprKind::kDefault:
         return NotSupported("this kind of expression");
       case ExprKind::kError:
-        return *e.error;
-      case ExprKind::kFunction:
-        if (e.agg_star || e.distinct) return NotSupported("aggregate and window function syntax", e.location);
-        break;
+        return std::nullopt;  // raised by the binder when it reaches it, after FROM's errors
       default:
         break;
     }
@@ -106,8 +157,21 @@ std::optional<Error> NotRunnable(const Statement& statement) {
   const StatementNode& node = statement.node;
   if (const auto* unsupported = std::get_if<UnsupportedStmt>(&node)) return unsupported->error;
   if (const auto* select = std::get_if<SelectStmt>(&node)) return check.Select(*select);
+  if (std::holds_alternative<InsertStmt>(node) || std::holds_alternative<UpdateStmt>(node) ||
+      std::holds_alternative<DeleteStmt>(node)) {
+    return check.Dml(node);
+  }
+  if (const auto* explain = std::get_if<ExplainStmt>(&node)) {
+    if (explain->analyze) return check.NotSupported("EXPLAIN ANALYZE");
+    const StatementNode& inner = explain->statement->node;
+    if (!std::holds_alternative<SelectStmt>(inner) && !std::holds_alternative<InsertStmt>(inner) &&
+        !std::holds_alternative<UpdateStmt>(inner) && !std::holds_alternative<DeleteStmt>(inner)) {
+      return check.NotSupported("EXPLAIN of this statement");
+    }
+    return NotRunnable(*explain->statement);
+  }
   if (const auto* copy = std::get_if<CopyStmt>(&node)) {
-    // COPY table fails when it runs (42P01 from RunCopy), after the statements before it.
+    // COPY of a table fails when it runs (RunCopy), after the statements before it.
     return copy->query ? check.Select(*copy->query) : std::nullopt;
   }
   if (const auto* txn = std::get_if<TransactionStmt>(&node)) {
@@ -127,10 +191,6 @@ std::optional<Error> NotRunnable(const Statement& statement) {
         else if constexpr (std::is_same_v<T, AlterTableStmt>) return "ALTER TABLE";
         else if constexpr (std::is_same_v<T, TruncateStmt>) return "TRUNCATE TABLE";
         else if constexpr (std::is_same_v<T, CreateSequenceStmt>) return "CREATE SEQUENCE";
-        else if constexpr (std::is_same_v<T, InsertStmt>) return "INSERT";
-        else if constexpr (std::is_same_v<T, UpdateStmt>) return "UPDATE";
-        else if constexpr (std::is_same_v<T, DeleteStmt>) return "DELETE";
-        else if constexpr (std::is_same_v<T, ExplainStmt>) return "EXPLAIN";
         else return {};
       },
       node);

@@ -43,14 +43,13 @@ std::string Field(std::string_view s, const CopyStmt& stmt) {
 
 }  // namespace
 
-std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundSelect* query,
-                                              const std::vector<std::string>& names, ExecContext& ctx,
+std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundQuery* query, ExecContext& ctx,
                                               ResultSink& sink) {
-  if (query == nullptr) {
-    return std::unexpected(MakeError("42P01", fmt::format("relation \"{}\" does not exist", stmt.relation.name)));
-  }
+  if (query == nullptr) return std::unexpected(MakeError("0A000", "COPY of a table is not supported yet"));
   auto result = RunSelect(*query, ctx);
   if (!result) return result;
+  std::vector<std::string> names;
+  for (const OutputColumn& c : query->columns) names.push_back(c.name);
   CopyFormat format;
   format.columns.assign(names.size(), Format::kText);
   sink.CopyOutBegin(format);

@@ -120,20 +120,45 @@ std::expected<ResolvedType, Error> ResolveType(const TypeName& t, const DdlConte
   return r;
 }
 
+
+
+// The schema an unqualified CREATE puts its relation in: the first one of the search path that
+// exists (namespace.c's RangeVarGetCreationNamespace).
+std::expected<std::string, Error> CreationNamespace(const storage::CatalogSnapshot& snapshot, const Settings& settings) {
+  for (const std::string& name : SearchPath(settings)) {
+    if (snapshot.FindNamespace(name) != nullptr) return name;
+  }
+  return std::unexpected(MakeError("3F000", "no schema has been selected to create in"));
+}
+
+storage::IndexDef KeyDef(const Constraint& c, std::vector<std::string> columns) {
+  storage::IndexDef def;
+  def.name = c.name;
+  def.unique = true;
+  for (std::string& col : columns) {
+    storage::IndexColumnDef key;
+    key.column = std::move(col);
+    def.columns.push_back(std::move(key));
+  }
+  return def;
+}
+
+}  // namespace
+
+std::expected<void, Error> CheckWritable(std::string_view command, const Settings& settings) {
+  auto read_only = settings.Get("transaction_read_only", false);
+  if (read_only && *read_only && **read_only == "on") {
+    return std::unexpected(MakeError("25006", fmt::format("cannot execute {} in a read-only transaction", command)));
+  }
+  return {};
+}
+
 Error FromCatalog(const storage::CatalogError& e) {
   if (e.code == storage::CatalogError::Code::kStorage) {
     if (e.storage.code == storage::StorageError::Code::kTxn) return TxnFailure(e.storage.txn);
     return MakeError("XX000", fmt::format("storage error {} during DDL", static_cast<int>(e.storage.code)));
   }
   return e.error;
-}
-
-std::expected<void, Error> CheckWritable(std::string_view command, const DdlContext& ctx) {
-  auto read_only = ctx.settings.Get("transaction_read_only", false);
-  if (read_only && *read_only && **read_only == "on") {
-    return std::unexpected(MakeError("25006", fmt::format("cannot execute {} in a read-only transaction", command)));
-  }
-  return {};
 }
 
 // The search_path setting as schema names (SplitIdentifierString: commas outside double
@@ -172,31 +197,8 @@ std::vector<std::string> SearchPath(const Settings& settings) {
   return path;
 }
 
-// The schema an unqualified CREATE puts its relation in: the first one of the search path that
-// exists (namespace.c's RangeVarGetCreationNamespace).
-std::expected<std::string, Error> CreationNamespace(const storage::CatalogSnapshot& snapshot, const Settings& settings) {
-  for (const std::string& name : SearchPath(settings)) {
-    if (snapshot.FindNamespace(name) != nullptr) return name;
-  }
-  return std::unexpected(MakeError("3F000", "no schema has been selected to create in"));
-}
-
-storage::IndexDef KeyDef(const Constraint& c, std::vector<std::string> columns) {
-  storage::IndexDef def;
-  def.name = c.name;
-  def.unique = true;
-  for (std::string& col : columns) {
-    storage::IndexColumnDef key;
-    key.column = std::move(col);
-    def.columns.push_back(std::move(key));
-  }
-  return def;
-}
-
-}  // namespace
-
 std::expected<StatementOutput, Error> RunCreateTable(const CreateTableStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("CREATE TABLE", ctx); !w) return std::unexpected(w.error());
+  if (auto w = CheckWritable("CREATE TABLE", ctx.settings); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   storage::CreateTableDef def;
@@ -338,7 +340,7 @@ std::expected<StatementOutput, Error> RunCreateTable(const CreateTableStmt& stmt
 }
 
 std::expected<StatementOutput, Error> RunDropTable(const DropStmt& stmt, DdlContext& ctx) {
-  if (auto w = CheckWritable("DROP TABLE", ctx); !w) return std::unexpected(w.error());
+  if (auto w = CheckWritable("DROP TABLE", ctx.settings); !w) return std::unexpected(w.error());
   auto snapshot = ctx.catalog.Snapshot(ctx.txn);
   if (!snapshot) return std::unexpected(FromCatalog(snapshot.error()));
   StatementOutput out;

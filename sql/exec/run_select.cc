@@ -1,24 +1,22 @@
-// SELECT without relations: one row, kept when WHERE holds.
+// SELECT: the plan's rows, materialised (the portal sends them after the statement succeeded,
+// so a conflict can still be retried).
 #include "sql/exec/run_statement.h"
 
 namespace farmdb::sql {
 
-std::expected<StatementOutput, Error> RunSelect(const BoundSelect& select, ExecContext& ctx) {
+std::expected<StatementOutput, Error> RunSelect(const BoundQuery& query, ExecContext& ctx) {
   StatementOutput out;
   out.tag = "SELECT";
   out.counts_rows = true;
-  if (select.where) {
-    auto keep = Evaluate(*select.where, ctx);
-    if (!keep) return std::unexpected(keep.error());
-    if (keep->IsNull() || !keep->AsBool()) return out;
+  auto cursor = query.plan->Open(ctx);
+  if (!cursor) return std::unexpected(cursor.error());
+  Row row;
+  while (true) {
+    auto more = (*cursor)->Next(row);
+    if (!more) return std::unexpected(more.error());
+    if (!*more) break;
+    out.rows.push_back(std::move(row));
   }
-  std::vector<Value> row;
-  for (const BoundExprPtr& target : select.targets) {
-    auto v = Evaluate(*target, ctx);
-    if (!v) return std::unexpected(v.error());
-    row.push_back(std::move(*v));
-  }
-  out.rows.push_back(std::move(row));
   return out;
 }
 

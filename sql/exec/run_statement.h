@@ -33,20 +33,31 @@ struct DdlContext {
   const TextOptions& text;
 };
 
-std::expected<StatementOutput, Error> RunSelect(const BoundSelect& select, ExecContext& ctx);
+// Runs the query's plan to completion (rows are sent after the statement succeeded).
+std::expected<StatementOutput, Error> RunSelect(const BoundQuery& query, ExecContext& ctx);
 std::expected<StatementOutput, Error> RunSet(const SetStmt& stmt, Settings& settings, TransactionBlock& txn,
                                              ResultSink& sink);
 std::expected<StatementOutput, Error> RunShow(const ShowStmt& stmt, Settings& settings);
 std::expected<StatementOutput, Error> RunTransaction(const TransactionStmt& stmt, Settings& settings,
                                                      TransactionBlock& txn, ResultSink& sink);
-// COPY (query) TO STDOUT through the sink's COPY-out messages; relations do not exist yet.
-std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundSelect* query,
-                                              const std::vector<std::string>& names, ExecContext& ctx,
+// COPY (query) TO STDOUT through the sink's COPY-out messages; COPY of a relation is not
+// supported yet.
+std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundQuery* query, ExecContext& ctx,
                                               ResultSink& sink);
+
+// INSERT, UPDATE, DELETE (run_dml.cc); ctx.db must be attached.
+std::expected<StatementOutput, Error> RunDml(const DmlPlan& plan, ExecContext& ctx);
+// 25006 when the transaction is READ ONLY.
+std::expected<void, Error> CheckWritable(std::string_view command, const Settings& settings);
 
 // CREATE TABLE [IF NOT EXISTS] and DROP TABLE [IF EXISTS] (run_ddl.cc).
 std::expected<StatementOutput, Error> RunCreateTable(const CreateTableStmt& stmt, DdlContext& ctx);
 std::expected<StatementOutput, Error> RunDropTable(const DropStmt& stmt, DdlContext& ctx);
+
+// A catalog failure as the client sees it (run_ddl.cc): its own error, or a storage failure.
+Error FromCatalog(const storage::CatalogError& e);
+// The search_path setting as schema names, in order (run_ddl.cc).
+std::vector<std::string> SearchPath(const Settings& settings);
 
 // SHOW's result columns (SHOW ALL: name, setting, description).
 std::vector<std::string> ShowColumnNames(const ShowStmt& stmt, const Settings& settings);

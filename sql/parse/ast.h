@@ -269,6 +269,7 @@ struct InsertStmt {
   QualifiedName table;
   std::string alias;
   std::vector<std::string> columns;  // empty: all, in order
+  std::vector<int> column_locations;  // of each listed column
   std::unique_ptr<SelectStmt> source;  // VALUES lists or a query; null for DEFAULT VALUES
   std::optional<OnConflict> on_conflict;
   std::vector<SelectTarget> returning;

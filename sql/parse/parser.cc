@@ -44,6 +44,8 @@ std::expected<std::vector<Statement>, Error> Parse(std::string_view text) {
   if (result->error != nullptr) {
     Error e = MakeError("42601", result->error->message);
     e.position = result->error->cursorpos;
+    // libpg_query reports the grammar's message and cursor but not its errhint.
+    if (e.message == "subquery in FROM must have an alias") e.hint = "For example, FROM (SELECT ...) [AS] foo.";
     return std::unexpected(e);
   }
   std::unique_ptr<PgQuery__ParseResult, UnpackedDeleter> tree(pg_query__parse_result__unpack(

@@ -37,6 +37,7 @@ std::expected<InsertStmt, Error> Transformer::TransformInsert(const PgQuery__Ins
     const PgQuery__ResTarget& col = *stmt.cols[i]->res_target;
     if (col.n_indirection > 0) return std::unexpected(NotSupported("assignment to subscripts or fields", col.location));
     insert.columns.push_back(col.name);
+    insert.column_locations.push_back(col.location);
   }
   if (stmt.select_stmt != nullptr) {
     auto source = TransformSubquery(*stmt.select_stmt);

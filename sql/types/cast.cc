@@ -192,7 +192,7 @@ std::expected<int32_t, Error> Typmod(TypeId type, std::span<const int64_t> mods)
   return std::unexpected(MakeError("42601", fmt::format("type modifier is not allowed for type \"{}\"", Info(type).name)));
 }
 
-std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod) {
+std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod, bool assignment) {
   if (value.IsNull() || typmod < 0) return value;
   if (value.type == TypeId::kTimestamp || value.type == TypeId::kTimestampTz) {
     auto rounded = RoundTimestamp(value.AsInt(), typmod);
@@ -206,6 +206,11 @@ std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod) {
     size_t chars = 0, i = 0;
     for (; i < s.size(); ++i) {
       if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && chars++ == static_cast<size_t>(mod)) break;
+    }
+    // An assignment may drop only blanks (varchar/bpchar input functions); a cast truncates.
+    if (assignment && s.find_first_not_of(' ', i) != std::string::npos) {
+      return std::unexpected(MakeError("22001", fmt::format("value too long for type {}({})",
+                                                            value.type == TypeId::kVarchar ? "character varying" : "character", mod)));
     }
     std::string out = s.substr(0, i);
     // bpchar pads short values with blanks to n characters.

@@ -26,8 +26,9 @@ std::expected<int32_t, Error> Typmod(TypeId type, std::span<const int64_t> mods)
 // Applies a typmod as an explicit cast does: numeric rounds to the scale and fails with 22003
 // "numeric field overflow" beyond the precision; varchar truncates to n characters; char(n)
 // truncates or pads with blanks to n characters; timestamp[tz] rounds to p fractional digits
-// (AdjustTimestampForTypmod).
-std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod);
+// (AdjustTimestampForTypmod). As an `assignment` (INSERT, UPDATE) a string longer than n fails
+// with 22001 unless only blanks are cut.
+std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod, bool assignment = false);
 
 // Range-checks an integer result for its type: 22003 "smallint/integer/bigint out of range".
 std::expected<Value, Error> CheckedInt(TypeId type, int64_t value);

@@ -1,0 +1,268 @@
+// INSERT, UPDATE and DELETE over storage::Table in the statement's Txn, with PostgreSQL's
+// constraint errors (23502 NOT NULL, 23514 CHECK, 23505 unique, each with its DETAIL), ON
+// CONFLICT and RETURNING.
+//
+// UPDATE and DELETE first collect the rows their scan selects, then change them: changing rows
+// while an index scan walks them could meet a moved row twice (the Halloween problem).
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "sql/exec/run_statement.h"
+#include "sql/exec/scan_cursor.h"
+#include "sql/types/type_io.h"
+
+namespace farmdb::sql {
+namespace {
+
+std::string ValueText(const Value& v, const TextOptions& options) { return v.IsNull() ? "null" : FormatText(v, options); }
+
+// "Failing row contains (1, null)." over the live columns.
+std::string FailingRow(const storage::TableDesc& table, const Row& row, const TextOptions& options) {
+  std::string out;
+  for (const storage::ColumnDesc& c : table.columns) {
+    if (c.attisdropped) continue;
+    out += (out.empty() ? "" : ", ") + ValueText(row[c.attnum - 1], options);
+  }
+  return fmt::format("Failing row contains ({}).", out);
+}
+
+std::expected<void, Error> CheckRow(const RowChecks& checks, const storage::TableDesc& table, const Row& row, ExecContext& ctx) {
+  for (int column : checks.not_null) {
+    if (!row[column].IsNull()) continue;
+    Error e = MakeError("23502", fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                                             table.columns[column].attname, table.relname));
+    e.detail = FailingRow(table, row, ctx.output);
+    return std::unexpected(e);
+  }
+  for (const RowChecks::Check& check : checks.checks) {
+    auto v = EvaluateOn(*check.predicate, row, ctx);
+    if (!v) return std::unexpected(v.error());
+    if (v->IsNull() || v->AsBool()) continue;  // a CHECK passes unless it is false
+    Error e = MakeError("23514", fmt::format("new row for relation \"{}\" violates check constraint \"{}\"", table.relname, check.name));
+    e.detail = FailingRow(table, row, ctx.output);
+    return std::unexpected(e);
+  }
+  return {};
+}
+
+// 23505 for a duplicate in the index at storage position `position`.
+Error UniqueViolation(const storage::TableDesc& table, uint32_t position, const Row& row, const TextOptions& options) {
+  const storage::IndexDesc* index = table.IndexAt(position);
+  if (index == nullptr) return MakeError("XX000", "duplicate hidden row id");
+  const storage::ConstraintDesc* con = table.ConstraintOf(index->oid);
+  Error e = MakeError("23505", fmt::format("duplicate key value violates unique constraint \"{}\"",
+                                           con != nullptr ? con->conname : index->relname));
+  std::string names, values;
+  for (const storage::IndexKeyColumn& k : index->keys) {
+    names += (names.empty() ? "" : ", ") + table.columns[k.attnum - 1].attname;
+    values += (values.empty() ? "" : ", ") + ValueText(row[k.attnum - 1], options);
+  }
+  e.detail = fmt::format("Key ({})=({}) already exists.", names, values);
+  return e;
+}
+
+std::expected<Row, Error> Returning(const std::vector<BoundExprPtr>& returning, const Row& row, ExecContext& ctx) {
+  Row out;
+  for (const BoundExprPtr& e : returning) {
+    auto v = EvaluateOn(*e, row, ctx);
+    if (!v) return std::unexpected(v.error());
+    out.push_back(std::move(*v));
+  }
+  return out;
+}
+
+// Applies SET over `input` (the old row, or old row + EXCLUDED) to a copy of `old`.
+std::expected<Row, Error> Assign(const std::vector<Assignment>& set, const Row& old, const Row& input, ExecContext& ctx) {
+  Row updated = old;
+  for (const Assignment& a : set) {
+    auto v = EvaluateOn(*a.value, input, ctx);
+    if (!v) return std::unexpected(v.error());
+    updated[a.column] = std::move(*v);
+  }
+  return updated;
+}
+
+class InsertRunner {
+ public:
+  InsertRunner(const InsertPlan& plan, ExecContext& ctx)
+      : plan_(plan), ctx_(ctx), table_(plan.table->storage, ctx.db->caches) {}
+
+  std::expected<StatementOutput, Error> Run() {
+    StatementOutput out;
+    auto source = plan_.source->Open(ctx_);
+    if (!source) return std::unexpected(source.error());
+    Row input;
+    uint64_t inserted = 0;
+    while (true) {
+      auto more = (*source)->Next(input);
+      if (!more) return std::unexpected(more.error());
+      if (!*more) break;
+      auto row = BuildRow(input);
+      if (!row) return std::unexpected(row.error());
+      auto done = InsertOne(std::move(*row), out);
+      if (!done) return std::unexpected(done.error());
+      inserted += *done ? 1 : 0;
+    }
+    out.tag = fmt::format("INSERT 0 {}", inserted);
+    return out;
+  }
+
+ private:
+  std::expected<Row, Error> BuildRow(const Row& input) {
+    Row row;
+    for (const storage::ColumnDesc& c : plan_.table->columns) row.push_back(Value::Null(c.type));
+    for (size_t i = 0; i < plan_.targets.size(); ++i) row[plan_.targets[i]] = input[i];
+    for (size_t c = 0; c < plan_.defaults.size(); ++c) {
+      if (!plan_.defaults[c]) continue;
+      auto v = Evaluate(*plan_.defaults[c], ctx_);
+      if (!v) return std::unexpected(v.error());
+      row[c] = std::move(*v);
+    }
+    return row;
+  }
+
+  // Whether the row was inserted (or updated by ON CONFLICT DO UPDATE).
+  std::expected<bool, Error> InsertOne(Row row, StatementOutput& out) {
+    if (auto ok = CheckRow(plan_.checks, *plan_.table, row, ctx_); !ok) return std::unexpected(ok.error());
+    auto addr = table_.Insert(*ctx_.db->txn, row);
+    if (addr) {
+      if (plan_.on_conflict && plan_.on_conflict->update) touched_.insert(addr->raw);
+      if (!plan_.returning.empty()) return Emit(row, out);
+      return true;
+    }
+    const storage::StorageError& err = addr.error();
+    if (err.code != storage::StorageError::Code::kDuplicateKey) return std::unexpected(StorageFailure(err));
+    const std::optional<OnConflictPlan>& oc = plan_.on_conflict;
+    if (!oc || (oc->arbiter >= 0 && static_cast<uint32_t>(oc->arbiter) != err.index)) {
+      return std::unexpected(UniqueViolation(*plan_.table, err.index, row, ctx_.output));
+    }
+    if (!oc->update) return false;
+    return UpdateExisting(row, out);
+  }
+
+  std::expected<bool, Error> UpdateExisting(const Row& proposed, StatementOutput& out) {
+    const OnConflictPlan& oc = *plan_.on_conflict;
+    std::span<const Value> saved = ctx_.row;
+    ctx_.row = proposed;  // the arbiter lookup's key comes from the proposed row
+    auto scan = oc.existing->OpenScan(ctx_);
+    ctx_.row = saved;
+    if (!scan) return std::unexpected(scan.error());
+    Row existing;
+    auto found = (*scan)->Next(existing);
+    if (!found) return std::unexpected(found.error());
+    if (!*found) return std::unexpected(MakeError("XX000", "ON CONFLICT: the conflicting row was not found"));
+    txn::Addr addr = (*scan)->stored().addr();
+    if (!touched_.insert(addr.raw).second) {
+      Error e = MakeError("21000", "ON CONFLICT DO UPDATE command cannot affect row a second time");
+      e.hint = "Ensure that no rows proposed for insertion within the same command have duplicate constrained values.";
+      return std::unexpected(e);
+    }
+    Row both = existing;
+    both.insert(both.end(), proposed.begin(), proposed.end());
+    if (oc.where) {
+      auto keep = Holds(*oc.where, both, ctx_);
+      if (!keep) return std::unexpected(keep.error());
+      if (!*keep) return false;
+    }
+    auto updated = Assign(oc.set, existing, both, ctx_);
+    if (!updated) return std::unexpected(updated.error());
+    if (auto ok = CheckRow(plan_.checks, *plan_.table, *updated, ctx_); !ok) return std::unexpected(ok.error());
+    auto r = table_.Update(*ctx_.db->txn, (*scan)->stored(), *updated);
+    if (!r) {
+      if (r.error().code == storage::StorageError::Code::kDuplicateKey) {
+        return std::unexpected(UniqueViolation(*plan_.table, r.error().index, *updated, ctx_.output));
+      }
+      return std::unexpected(StorageFailure(r.error()));
+    }
+    if (!plan_.returning.empty()) return Emit(*updated, out);
+    return true;
+  }
+
+  std::expected<bool, Error> Emit(const Row& row, StatementOutput& out) {
+    auto r = Returning(plan_.returning, row, ctx_);
+    if (!r) return std::unexpected(r.error());
+    out.rows.push_back(std::move(*r));
+    return true;
+  }
+
+  const InsertPlan& plan_;
+  ExecContext& ctx_;
+  storage::Table table_;
+  // Rows this command inserted or updated (by Addr): ON CONFLICT DO UPDATE may not change one
+  // of them again.
+  std::unordered_set<uint64_t> touched_;
+};
+
+// The rows a scan selects: their addresses and values, before any is changed.
+std::expected<std::vector<std::pair<txn::Addr, Row>>, Error> SelectRows(const TableScanNode& scan, ExecContext& ctx) {
+  auto cursor = scan.OpenScan(ctx);
+  if (!cursor) return std::unexpected(cursor.error());
+  std::vector<std::pair<txn::Addr, Row>> rows;
+  Row row;
+  while (true) {
+    auto more = (*cursor)->Next(row);
+    if (!more) return std::unexpected(more.error());
+    if (!*more) break;
+    rows.emplace_back((*cursor)->stored().addr(), std::move(row));
+  }
+  return rows;
+}
+
+std::expected<StatementOutput, Error> RunUpdate(const UpdatePlan& plan, ExecContext& ctx) {
+  storage::Table table(plan.table->storage, ctx.db->caches);
+  auto rows = SelectRows(*plan.scan, ctx);
+  if (!rows) return std::unexpected(rows.error());
+  StatementOutput out;
+  for (auto& [addr, old] : *rows) {
+    auto updated = Assign(plan.set, old, old, ctx);
+    if (!updated) return std::unexpected(updated.error());
+    if (auto ok = CheckRow(plan.checks, *plan.table, *updated, ctx); !ok) return std::unexpected(ok.error());
+    // Read again (from the Txn's read set) for the stored keys Update needs.
+    auto stored = table.Read(*ctx.db->txn, addr);
+    if (!stored) return std::unexpected(StorageFailure(stored.error()));
+    auto r = table.Update(*ctx.db->txn, *stored, *updated);
+    if (!r) {
+      if (r.error().code == storage::StorageError::Code::kDuplicateKey) {
+        return std::unexpected(UniqueViolation(*plan.table, r.error().index, *updated, ctx.output));
+      }
+      return std::unexpected(StorageFailure(r.error()));
+    }
+    if (!plan.returning.empty()) {
+      auto ret = Returning(plan.returning, *updated, ctx);
+      if (!ret) return std::unexpected(ret.error());
+      out.rows.push_back(std::move(*ret));
+    }
+  }
+  out.tag = fmt::format("UPDATE {}", rows->size());
+  return out;
+}
+
+std::expected<StatementOutput, Error> RunDelete(const DeletePlan& plan, ExecContext& ctx) {
+  storage::Table table(plan.table->storage, ctx.db->caches);
+  auto rows = SelectRows(*plan.scan, ctx);
+  if (!rows) return std::unexpected(rows.error());
+  StatementOutput out;
+  for (auto& [addr, old] : *rows) {
+    auto stored = table.Read(*ctx.db->txn, addr);
+    if (!stored) return std::unexpected(StorageFailure(stored.error()));
+    if (auto r = table.Delete(*ctx.db->txn, *stored); !r) return std::unexpected(StorageFailure(r.error()));
+    if (!plan.returning.empty()) {
+      auto ret = Returning(plan.returning, old, ctx);
+      if (!ret) return std::unexpected(ret.error());
+      out.rows.push_back(std::move(*ret));
+    }
+  }
+  out.tag = fmt::format("DELETE {}", rows->size());
+  return out;
+}
+
+}  // namespace
+
+std::expected<StatementOutput, Error> RunDml(const DmlPlan& plan, ExecContext& ctx) {
+  if (const auto* insert = std::get_if<InsertPlan>(&plan)) return InsertRunner(*insert, ctx).Run();
+  if (const auto* update = std::get_if<UpdatePlan>(&plan)) return RunUpdate(*update, ctx);
+  return RunDelete(std::get<DeletePlan>(plan), ctx);
+}
+
+}  // namespace farmdb::sql

@@ -1,0 +1,151 @@
+// Table and system view scans (plan.h): index access paths turned into storage::IndexScan
+// bounds, rows materialised as Values, the scan's filter applied.
+#include "sql/exec/scan_cursor.h"
+
+#include <fmt/format.h>
+
+#include "sql/exec/transaction_block.h"
+#include "sql/system/system_view.h"
+
+namespace farmdb::sql {
+
+Error StorageFailure(const storage::StorageError& e) {
+  using Code = storage::StorageError::Code;
+  switch (e.code) {
+    case Code::kTxn:
+      return TxnFailure(e.txn);
+    case Code::kTooLarge:
+      return MakeError("54000", "row or index entry is too large for farmdb's object size");
+    case Code::kSequenceLimit:
+      return MakeError("2200H", "sequence reached its limit");
+    default:
+      return MakeError("XX000", fmt::format("storage error {}", static_cast<int>(e.code)));
+  }
+}
+
+namespace {
+
+// Evaluates `e` over the outer row; nullopt for NULL.
+std::expected<std::optional<Value>, Error> KeyValue(const BoundExpr& e, ExecContext& ctx) {
+  auto v = Evaluate(e, ctx);
+  if (!v) return std::unexpected(v.error());
+  if (v->IsNull()) return std::nullopt;
+  return std::move(*v);
+}
+
+}  // namespace
+
+std::expected<std::unique_ptr<TableScanCursor>, Error> TableScanCursor::Open(const TableScanNode& node, ExecContext& ctx) {
+  if (ctx.db == nullptr || ctx.db->txn == nullptr) return std::unexpected(MakeError("XX000", "table scan without a transaction"));
+  auto table = std::make_unique<storage::Table>(node.table->storage, ctx.db->caches);
+  std::unique_ptr<TableScanCursor> cursor(new TableScanCursor(node, ctx, std::move(table)));
+  const IndexAccess& access = node.access;
+  std::vector<Value> prefix;
+  for (const BoundExprPtr& e : access.equal) {
+    auto v = KeyValue(*e, ctx);
+    if (!v) return std::unexpected(v.error());
+    if (!*v) return cursor;  // col = NULL matches nothing
+    prefix.push_back(std::move(**v));
+  }
+  storage::IndexScan scan;
+  scan.index = access.index;
+  scan.direction = access.backward ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
+  const storage::Table& t = *cursor->table_;
+  if (!prefix.empty()) {
+    std::string key = t.IndexKey(access.index, prefix);
+    scan.lower = storage::KeyBound{key, true};
+    scan.upper = storage::KeyBound{key, true};
+  }
+  // A range on the key column after the equal prefix. In a DESC column the index order is
+  // reversed, so the SQL lower bound limits the scan from above.
+  bool descending = false;
+  if (access.lower || access.upper) {
+    const storage::IndexSpec& spec = access.index == 0 ? t.descriptor().primary.spec : t.descriptor().secondary[access.index - 1].spec;
+    descending = spec.columns[prefix.size()].key.descending;
+  }
+  auto bound = [&](const BoundExprPtr& e, bool inclusive, std::optional<storage::KeyBound>& slot)
+      -> std::expected<bool, Error> {
+    if (!e) return true;
+    auto v = KeyValue(*e, ctx);
+    if (!v) return std::unexpected(v.error());
+    if (!*v) return false;
+    std::vector<Value> values = prefix;
+    values.push_back(std::move(**v));
+    slot = storage::KeyBound{t.IndexKey(access.index, values), inclusive};
+    return true;
+  };
+  for (auto [e, inclusive, is_lower] : {std::tuple{access.lower.get(), access.lower_inclusive, true},
+                                       std::tuple{access.upper.get(), access.upper_inclusive, false}}) {
+    if (e == nullptr) continue;
+    auto& slot = is_lower != descending ? scan.lower : scan.upper;
+    auto ok = bound(is_lower ? access.lower : access.upper, inclusive, slot);
+    if (!ok) return std::unexpected(ok.error());
+    if (!*ok) return cursor;  // col > NULL matches nothing
+  }
+  auto it = t.Scan(*ctx.db->txn, scan);
+  if (!it) return std::unexpected(StorageFailure(it.error()));
+  cursor->iterator_.emplace(std::move(*it));
+  return cursor;
+}
+
+std::expected<bool, Error> TableScanCursor::Next(Row& row) {
+  if (!iterator_) return false;
+  while (true) {
+    if (++rows_read_ % 1024 == 0) {
+      if (auto interrupted = ctx_.CheckInterrupts(); !interrupted) return std::unexpected(interrupted.error());
+    }
+    auto more = iterator_->Next();
+    if (!more) return std::unexpected(StorageFailure(more.error()));
+    if (!*more) return false;
+    row = table_->Columns(iterator_->row());
+    if (!node_.filter) return true;
+    auto keep = Holds(*node_.filter, row, ctx_);
+    if (!keep) return std::unexpected(keep.error());
+    if (*keep) return true;
+  }
+}
+
+std::expected<CursorPtr, Error> TableScanNode::Open(ExecContext& ctx) const {
+  auto cursor = TableScanCursor::Open(*this, ctx);
+  if (!cursor) return std::unexpected(cursor.error());
+  return CursorPtr(std::move(*cursor));
+}
+
+std::expected<std::unique_ptr<TableScanCursor>, Error> TableScanNode::OpenScan(ExecContext& ctx) const {
+  return TableScanCursor::Open(*this, ctx);
+}
+
+namespace {
+
+// System views are small: their rows are generated whole when the scan opens.
+class SystemViewCursor final : public Cursor {
+ public:
+  SystemViewCursor(const SystemViewScanNode& node, std::vector<Row> rows, ExecContext& ctx)
+      : node_(node), rows_(std::move(rows)), ctx_(ctx) {}
+  std::expected<bool, Error> Next(Row& row) override {
+    while (next_ < rows_.size()) {
+      row = std::move(rows_[next_++]);
+      if (!node_.filter) return true;
+      auto keep = Holds(*node_.filter, row, ctx_);
+      if (!keep) return std::unexpected(keep.error());
+      if (*keep) return true;
+    }
+    return false;
+  }
+
+ private:
+  const SystemViewScanNode& node_;
+  std::vector<Row> rows_;
+  ExecContext& ctx_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+std::expected<CursorPtr, Error> SystemViewScanNode::Open(ExecContext& ctx) const {
+  if (ctx.db == nullptr || !ctx.db->catalog) return std::unexpected(MakeError("XX000", "system view without a catalog"));
+  SystemViewContext context{*ctx.db->catalog, ctx.db->database, ctx.db->user, ctx.db->search_path};
+  return std::make_unique<SystemViewCursor>(*this, view->Rows(context), ctx);
+}
+
+}  // namespace farmdb::sql

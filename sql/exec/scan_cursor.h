@@ -1,0 +1,42 @@
+// The table scan's cursor, exposed so UPDATE and DELETE can reach the stored row (its Addr and
+// index keys) of each row they change.
+//
+// Thread-safety: the statement's thread; must not outlive the statement's Txn.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "sql/exec/evaluate.h"
+#include "sql/plan/plan.h"
+#include "storage/table.h"
+
+namespace farmdb::sql {
+
+// A storage failure as the client sees it: a transaction abort is 40001 (TxnFailure), a value
+// too large for an object or an index item 54000, anything else an internal error.
+Error StorageFailure(const storage::StorageError& e);
+
+class TableScanCursor final : public Cursor {
+ public:
+  // Evaluates the access path's key expressions over ctx.row; `empty` when one is NULL (no row
+  // can match).
+  static std::expected<std::unique_ptr<TableScanCursor>, Error> Open(const TableScanNode& node, ExecContext& ctx);
+
+  std::expected<bool, Error> Next(Row& row) override;
+  // The stored row the last Next returned.
+  const storage::StoredRow& stored() const { return iterator_->row(); }
+  const storage::Table& table() const { return *table_; }
+
+ private:
+  TableScanCursor(const TableScanNode& node, ExecContext& ctx, std::unique_ptr<storage::Table> table)
+      : node_(node), ctx_(ctx), table_(std::move(table)) {}
+
+  const TableScanNode& node_;
+  ExecContext& ctx_;
+  std::unique_ptr<storage::Table> table_;  // the iterator points to it
+  std::optional<storage::RowIterator> iterator_;  // nullopt: no row can match
+  uint64_t rows_read_ = 0;
+};
+
+}  // namespace farmdb::sql

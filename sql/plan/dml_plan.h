@@ -1,0 +1,76 @@
+// Plans of INSERT, UPDATE and DELETE: what the binder (bind_dml.cc) resolved and the executor
+// (exec/run_dml.cc) runs. Rows are table rows: one Value per column by attnum - 1, dropped
+// columns included as NULL (the layout storage::Table takes).
+//
+// Thread-safety: immutable once built, like plan.h's nodes.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "sql/plan/plan.h"
+
+namespace farmdb::sql {
+
+// A SET item: table column `column` (attnum - 1) gets `value`.
+struct Assignment {
+  int column = 0;
+  BoundExprPtr value;
+};
+
+// The checks every written row passes, in PostgreSQL's order: NOT NULL, then CHECK constraints.
+struct RowChecks {
+  std::vector<int> not_null;  // columns (attnum - 1)
+  struct Check {
+    std::string name;
+    BoundExprPtr predicate;  // over the table row
+  };
+  std::vector<Check> checks;
+};
+
+struct OnConflictPlan {
+  bool update = false;  // DO UPDATE (else DO NOTHING)
+  // The unique index that decides a conflict (position, as storage::IndexScan), or -1 for any
+  // unique index (DO NOTHING without a target).
+  int arbiter = -1;
+  // Finds the existing row: the arbiter's key taken from the proposed row (the outer row).
+  std::shared_ptr<const TableScanNode> existing;
+  // DO UPDATE's SET and WHERE, over the existing row followed by the proposed (EXCLUDED) row.
+  std::vector<Assignment> set;
+  BoundExprPtr where;
+};
+
+struct InsertPlan {
+  storage::SnapshotPtr catalog;  // keeps `table` alive
+  const storage::TableDesc* table = nullptr;
+  PlanPtr source;            // the inserted rows' listed columns, already of the columns' types
+  std::vector<int> targets;  // the table column each source column fills
+  // Per table column not listed: its default (null: NULL), evaluated per row.
+  std::vector<BoundExprPtr> defaults;
+  RowChecks checks;
+  std::optional<OnConflictPlan> on_conflict;
+  std::vector<BoundExprPtr> returning;  // over the table row
+};
+
+struct UpdatePlan {
+  storage::SnapshotPtr catalog;
+  const storage::TableDesc* table = nullptr;
+  std::shared_ptr<const TableScanNode> scan;  // the rows WHERE selects
+  std::vector<Assignment> set;                // over the old row
+  RowChecks checks;
+  std::vector<BoundExprPtr> returning;        // over the new row
+};
+
+struct DeletePlan {
+  storage::SnapshotPtr catalog;
+  const storage::TableDesc* table = nullptr;
+  std::shared_ptr<const TableScanNode> scan;
+  std::vector<BoundExprPtr> returning;  // over the deleted row
+};
+
+using DmlPlan = std::variant<InsertPlan, UpdatePlan, DeletePlan>;
+
+}  // namespace farmdb::sql

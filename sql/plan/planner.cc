@@ -1,0 +1,326 @@
+// Join trees and access paths (planner.h).
+#include "sql/plan/planner.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace farmdb::sql {
+
+std::vector<BoundExprPtr> SplitConjuncts(BoundExprPtr e) {
+  std::vector<BoundExprPtr> out;
+  if (!e) return out;
+  if (e->kind != BoundKind::kAnd) {
+    out.push_back(std::move(e));
+    return out;
+  }
+  for (BoundExprPtr& arg : e->args) {
+    auto sub = SplitConjuncts(std::move(arg));
+    for (BoundExprPtr& s : sub) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+BoundExprPtr CombineConjuncts(std::vector<BoundExprPtr> conjuncts) {
+  if (conjuncts.empty()) return nullptr;
+  if (conjuncts.size() == 1) return std::move(conjuncts[0]);
+  auto e = std::make_unique<BoundExpr>();
+  e->kind = BoundKind::kAnd;
+  e->type = TypeId::kBool;
+  e->args = std::move(conjuncts);
+  return e;
+}
+
+namespace {
+
+// The block slots `e` reads (kColumn at levels_up 0). Subqueries count as reading every slot:
+// their correlated references were bound against the whole block row.
+struct Reads {
+  std::vector<int> slots;
+  bool everything = false;
+};
+
+void CollectReads(const BoundExpr& e, Reads& r) {
+  if (e.kind == BoundKind::kColumn && e.levels_up == 0) r.slots.push_back(e.column);
+  if (e.subplan) r.everything = true;
+  for (const BoundExprPtr& a : e.args) CollectReads(*a, r);
+}
+
+Reads ReadsOf(const BoundExpr& e) {
+  Reads r;
+  CollectReads(e, r);
+  return r;
+}
+
+// Moves every block-row reference of `e` by -delta (a conjunct pushed into an item's scan reads
+// the item's own row).
+void ShiftColumns(BoundExpr& e, int delta) {
+  if (e.kind == BoundKind::kColumn && e.levels_up == 0) e.column -= delta;
+  for (BoundExprPtr& a : e.args) ShiftColumns(*a, delta);
+}
+
+// `e` is the item's column `slot` (a plain reference, or a cast that keeps the key encoding:
+// between integer widths, or between string types).
+std::optional<int> KeyColumnOf(const BoundExpr& e) {
+  if (e.kind == BoundKind::kColumn && e.levels_up == 0) return e.column;
+  if (e.kind == BoundKind::kCast && e.typmod < 0) {
+    const BoundExpr& inner = *e.args[0];
+    bool same_family = (IsInteger(inner.type) && IsInteger(e.type)) ||
+                       (IsString(inner.type) && IsString(e.type) && inner.type != TypeId::kBpchar);
+    if (same_family && inner.kind == BoundKind::kColumn && inner.levels_up == 0) return inner.column;
+  }
+  return std::nullopt;
+}
+
+// A conjunct usable as an index bound: item column (item slot) op value.
+struct KeyCondition {
+  int slot;
+  CompareOp op;
+  const BoundExpr* value;
+};
+
+CompareOp Flip(CompareOp op) {
+  switch (op) {
+    case CompareOp::kLt: return CompareOp::kGt;
+    case CompareOp::kLe: return CompareOp::kGe;
+    case CompareOp::kGt: return CompareOp::kLt;
+    case CompareOp::kGe: return CompareOp::kLe;
+    default: return op;
+  }
+}
+
+// `value` may read only slots before `first` (earlier items, the outer row) and nothing else.
+bool IsOuterValue(const BoundExpr& value, size_t first) {
+  Reads r = ReadsOf(value);
+  if (r.everything) return false;
+  return std::ranges::all_of(r.slots, [&](int s) { return static_cast<size_t>(s) < first; });
+}
+
+std::vector<KeyCondition> KeyConditions(const std::vector<const BoundExpr*>& conjuncts, size_t first, size_t width) {
+  std::vector<KeyCondition> out;
+  auto in_item = [&](int s) { return static_cast<size_t>(s) >= first && static_cast<size_t>(s) < first + width; };
+  for (const BoundExpr* c : conjuncts) {
+    if (c->kind != BoundKind::kCompare || c->compare == CompareOp::kNe) continue;
+    for (int side = 0; side < 2; ++side) {
+      auto col = KeyColumnOf(*c->args[side]);
+      const BoundExpr& other = *c->args[1 - side];
+      if (col && in_item(*col) && IsOuterValue(other, first)) {
+        out.push_back({*col - static_cast<int>(first), side == 0 ? c->compare : Flip(c->compare), &other});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+struct AccessChoice {
+  IndexAccess access;
+  int score = -1;
+  bool serves_order = false;
+};
+
+// The index columns [from, ...) in `order`'s direction (all forward or all backward)?
+std::optional<bool> OrderDirection(const storage::IndexSpec& spec, size_t from, const std::vector<SortKey>& keys,
+                                   size_t first) {
+  if (keys.empty() || spec.columns.size() - std::min(from, spec.columns.size()) < keys.size()) return std::nullopt;
+  std::optional<bool> backward;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const storage::IndexColumn& ic = spec.columns[from + i];
+    if (keys[i].column < first || keys[i].column - first != ic.column) return std::nullopt;
+    bool same = keys[i].descending == ic.key.descending && keys[i].nulls_first == ic.key.nulls_first;
+    bool reversed = keys[i].descending != ic.key.descending && keys[i].nulls_first != ic.key.nulls_first;
+    if (!same && !reversed) return std::nullopt;
+    if (backward && *backward != reversed) return std::nullopt;
+    backward = reversed;
+  }
+  return backward;
+}
+
+AccessChoice ChooseAccess(const storage::TableDesc& table, const std::vector<KeyCondition>& conditions,
+                          const OrderRequest* order, size_t first) {
+  const storage::TableDescriptor& d = *table.storage;
+  AccessChoice best;
+  size_t positions = 1 + d.secondary.size();
+  for (uint32_t pos = 0; pos < positions; ++pos) {
+    const storage::IndexSpec& spec = pos == 0 ? d.primary.spec : d.secondary[pos - 1].spec;
+    if (spec.columns.empty()) {  // hidden row id: only a whole scan
+      if (best.score < 0) best = AccessChoice{IndexAccess{pos}, 0, false};
+      continue;
+    }
+    IndexAccess access;
+    access.index = pos;
+    size_t k = 0;
+    for (; k < spec.columns.size(); ++k) {
+      auto eq = std::ranges::find_if(conditions, [&](const KeyCondition& c) {
+        return c.slot == spec.columns[k].column && c.op == CompareOp::kEq;
+      });
+      if (eq == conditions.end()) break;
+      access.equal.push_back(CloneExpr(*eq->value));
+    }
+    bool full = k == spec.columns.size();
+    bool is_hash = spec.kind == storage::IndexKind::kHash;
+    if (is_hash && !full) continue;  // hash: equality on the whole key only
+    bool range = false;
+    if (!full) {
+      for (const KeyCondition& c : conditions) {
+        if (c.slot != spec.columns[k].column) continue;
+        bool lower = c.op == CompareOp::kGt || c.op == CompareOp::kGe;
+        bool upper = c.op == CompareOp::kLt || c.op == CompareOp::kLe;
+        if (lower && !access.lower) {
+          access.lower = CloneExpr(*c.value);
+          access.lower_inclusive = c.op == CompareOp::kGe;
+          range = true;
+        } else if (upper && !access.upper) {
+          access.upper = CloneExpr(*c.value);
+          access.upper_inclusive = c.op == CompareOp::kLe;
+          range = true;
+        }
+      }
+    }
+    bool serves = false;
+    if (order != nullptr && !is_hash) {
+      if (auto backward = OrderDirection(spec, k, order->keys, first)) {
+        serves = true;
+        access.backward = *backward;
+      }
+    }
+    int score = full && spec.unique ? 1000 : static_cast<int>(k) * 10 + (range ? 5 : 0) + (serves ? 3 : 0);
+    if (score == 0 && !serves && pos != 0) continue;  // a whole scan: use the primary index
+    if (score > best.score) best = AccessChoice{std::move(access), score, serves};
+  }
+  return best;
+}
+
+// Joins `right` (item) to `plan`: nested loop when the item's scan is keyed by the outer row,
+// hash join on equalities between the item and earlier items, else nested loop.
+PlanPtr JoinStep(PlanPtr plan, PlanPtr right, const FromItem& item, bool keyed_by_outer,
+                 std::vector<BoundExprPtr> step_conditions) {
+  if (!keyed_by_outer) {
+    // Hash join on equalities between this item and earlier ones.
+    std::vector<BoundExprPtr> left_keys, right_keys;
+    for (const BoundExprPtr& c : step_conditions) {
+      if (c->kind != BoundKind::kCompare || c->compare != CompareOp::kEq) continue;
+      for (int side = 0; side < 2; ++side) {
+        Reads mine = ReadsOf(*c->args[side]);
+        bool only_item = !mine.slots.empty() && std::ranges::all_of(mine.slots, [&](int s) {
+          return static_cast<size_t>(s) >= item.first_slot;
+        });
+        if (only_item && IsOuterValue(*c->args[1 - side], item.first_slot)) {
+          left_keys.push_back(CloneExpr(*c->args[1 - side]));
+          BoundExprPtr r = CloneExpr(*c->args[side]);
+          ShiftColumns(*r, static_cast<int>(item.first_slot));
+          right_keys.push_back(std::move(r));
+          break;
+        }
+      }
+    }
+    if (!left_keys.empty()) {
+      return std::make_shared<HashJoinNode>(std::move(plan), std::move(right), item.join, std::move(left_keys),
+                                            std::move(right_keys), CombineConjuncts(std::move(step_conditions)));
+    }
+  }
+  return std::make_shared<NestedLoopJoinNode>(std::move(plan), std::move(right), item.join,
+                                              CombineConjuncts(std::move(step_conditions)));
+}
+
+}  // namespace
+
+std::shared_ptr<const TableScanNode> PlanTableScan(const storage::SnapshotPtr& catalog, const storage::TableDesc* table,
+                                                   std::string alias, std::vector<BoundExprPtr> conjuncts) {
+  std::vector<const BoundExpr*> view;
+  for (const BoundExprPtr& c : conjuncts) view.push_back(c.get());
+  auto conditions = KeyConditions(view, 0, table->columns.size());
+  AccessChoice choice = ChooseAccess(*table, conditions, nullptr, 0);
+  return std::make_shared<TableScanNode>(catalog, table, std::move(alias), std::move(choice.access),
+                                         CombineConjuncts(std::move(conjuncts)));
+}
+
+PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> items, std::vector<BoundExprPtr> conjuncts,
+                 OrderRequest* order) {
+  // The step (item index) each conjunct belongs to, or items.size() for "above the joins".
+  auto item_of_slot = [&](int slot) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (static_cast<size_t>(slot) < items[i].first_slot + items[i].width) return i;
+    }
+    return items.size() - 1;
+  };
+  // A WHERE conjunct must stay above a LEFT JOIN whose inner side it reads (it filters the
+  // null-extended rows too), so it is applied after that join, never pushed into the scan.
+  struct Placed {
+    BoundExprPtr expr;
+    size_t step;
+    bool single_item;  // reads only items[step] (pushable into its scan)
+    bool above;        // a WHERE conjunct over a LEFT JOIN's inner item: filters the joined rows
+  };
+  std::vector<Placed> placed;
+  auto place = [&](BoundExprPtr c, size_t min_step, bool from_on) {
+    Reads r = ReadsOf(*c);
+    if (r.everything) {
+      placed.push_back({std::move(c), items.size(), false, false});
+      return;
+    }
+    size_t step = min_step, lowest = items.size();
+    for (int s : r.slots) {
+      step = std::max(step, item_of_slot(s));
+      lowest = std::min(lowest, item_of_slot(s));
+    }
+    bool single = r.slots.empty() ? true : lowest == step;
+    bool above = !from_on && items[step].join == JoinType::kLeft;
+    placed.push_back({std::move(c), step, single && !above, above});
+  };
+  for (BoundExprPtr& c : conjuncts) place(std::move(c), 0, false);
+  for (size_t i = 0; i < items.size(); ++i) {
+    for (BoundExprPtr& c : items[i].on) place(std::move(c), i, true);
+  }
+
+  PlanPtr plan;
+  for (size_t i = 0; i < items.size(); ++i) {
+    FromItem& item = items[i];
+    std::vector<BoundExprPtr> pushed;  // over the block row; shifted when the scan takes them
+    std::vector<BoundExprPtr> step_conditions;  // over the joined row
+    std::vector<BoundExprPtr> after;            // applied over the joined rows (see Placed::above)
+    for (Placed& p : placed) {
+      if (!p.expr || p.step != i) continue;
+      if (p.above) after.push_back(std::move(p.expr));
+      else if (p.single_item) pushed.push_back(std::move(p.expr));
+      else step_conditions.push_back(std::move(p.expr));
+    }
+    PlanPtr right;
+    bool keyed_by_outer = false;
+    std::vector<const BoundExpr*> candidates;
+    for (const BoundExprPtr& c : pushed) candidates.push_back(c.get());
+    for (const BoundExprPtr& c : step_conditions) candidates.push_back(c.get());
+    if (item.table != nullptr) {
+      auto conditions = KeyConditions(candidates, item.first_slot, item.width);
+      OrderRequest* item_order = items.size() == 1 ? order : nullptr;
+      AccessChoice choice = ChooseAccess(*item.table, conditions, item_order, item.first_slot);
+      auto reads_outer = [&](const BoundExprPtr& e) { return e && !ReadsOf(*e).slots.empty(); };
+      keyed_by_outer = std::ranges::any_of(choice.access.equal, reads_outer) || reads_outer(choice.access.lower) ||
+                       reads_outer(choice.access.upper);
+      if (item_order != nullptr && choice.serves_order) item_order->satisfied = true;
+      for (BoundExprPtr& c : pushed) ShiftColumns(*c, static_cast<int>(item.first_slot));
+      right = std::make_shared<TableScanNode>(catalog, item.table, item.alias, std::move(choice.access),
+                                              CombineConjuncts(std::move(pushed)));
+    } else {
+      right = item.view != nullptr ? PlanPtr(std::make_shared<SystemViewScanNode>(item.view, item.width, nullptr)) : item.plan;
+      if (!pushed.empty()) {
+        for (BoundExprPtr& c : pushed) ShiftColumns(*c, static_cast<int>(item.first_slot));
+        right = std::make_shared<FilterNode>(right, CombineConjuncts(std::move(pushed)));
+      }
+    }
+    if (i == 0) {
+      plan = right;
+      if (!step_conditions.empty()) plan = std::make_shared<FilterNode>(plan, CombineConjuncts(std::move(step_conditions)));
+      continue;
+    }
+    plan = JoinStep(std::move(plan), std::move(right), item, keyed_by_outer, std::move(step_conditions));
+    if (!after.empty()) plan = std::make_shared<FilterNode>(plan, CombineConjuncts(std::move(after)));
+  }
+  std::vector<BoundExprPtr> top;
+  for (Placed& p : placed) {
+    if (p.expr) top.push_back(std::move(p.expr));
+  }
+  if (!top.empty()) plan = std::make_shared<FilterNode>(plan, CombineConjuncts(std::move(top)));
+  return plan;
+}
+
+}  // namespace farmdb::sql
