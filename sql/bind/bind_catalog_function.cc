@@ -4,6 +4,7 @@
 
 #include "sql/bind/binder.h"
 #include "sql/bind/function_signature.h"
+#include "sql/system/catalog_functions.h"
 
 namespace farmdb::sql {
 
@@ -32,6 +33,14 @@ std::span<const FunctionSignature> CatalogFunctionSignatures() {
       {"pg_get_statisticsobjdef_columns", Function::kPgGetStatisticsobjdefColumns, {kOid}, kText},
   };
   return kSignatures;
+}
+
+std::expected<Value, Error> Binder::ParseRegclassLiteral(std::string_view text) {
+  auto catalog = LoadCatalog();
+  if (!catalog) return std::unexpected(catalog.error());
+  if (*catalog == nullptr || !(*catalog)->snapshot) return ParseText(kRegclass, text, text_options_);
+  SystemViewContext ctx{*(*catalog)->snapshot, {}, {}, (*catalog)->search_path};
+  return ParseTextWithCatalog(kRegclass, text, text_options_, &ctx);
 }
 
 std::expected<BoundExprPtr, Error> Binder::BindRegexMatch(std::string_view op, BoundExprPtr l, BoundExprPtr r,

@@ -70,7 +70,8 @@ std::expected<BoundExprPtr, Error> Binder::Coerce(BoundExprPtr e, TypeId target)
     if (e->value.IsNull()) {
       e->value = Value::Null(target);
     } else {
-      auto v = ParseText(target, e->value.AsString(), text_options_);
+      auto v = target == TypeId::kRegclass ? ParseRegclassLiteral(e->value.AsString())
+                                           : ParseText(target, e->value.AsString(), text_options_);
       if (!v) {
         Error err = v.error();
         err.position = CharPosition(source_, e->location);

@@ -5,7 +5,6 @@
 #include <regex.h>
 
 #include "sql/system/catalog_functions.h"
-#include "sql/types/cast.h"
 
 namespace farmdb::sql {
 namespace {
@@ -46,9 +45,14 @@ Value Text(std::string s) { return Value::Str(TypeId::kText, std::move(s)); }
 
 }  // namespace
 
-const SystemViewContext* CatalogContext(const ExecContext&) {
-  // The ExecContext does not carry the statement's catalog snapshot yet.
-  return nullptr;
+std::optional<SystemViewContext> CatalogContext(const ExecContext& ctx) {
+  if (ctx.db == nullptr || !ctx.db->catalog) return std::nullopt;
+  return SystemViewContext{*ctx.db->catalog, ctx.db->database, ctx.db->user, ctx.db->search_path};
+}
+
+std::expected<Value, Error> CastRegclass(const Value& value, TypeId target, const ExecContext& ctx) {
+  auto catalog = CatalogContext(ctx);
+  return CastWithCatalog(value, target, ctx.output, catalog ? &*catalog : nullptr);
 }
 
 bool IsCatalogFunction(Function function) {
@@ -79,7 +83,8 @@ bool IsCatalogFunction(Function function) {
 }
 
 std::expected<Value, Error> EvalCatalogFunction(const BoundExpr& e, std::span<const Value> args, ExecContext& ctx) {
-  return EvalCatalogFunction(e, args, CatalogContext(ctx));
+  auto catalog = CatalogContext(ctx);
+  return EvalCatalogFunction(e, args, catalog ? &*catalog : nullptr);
 }
 
 std::expected<Value, Error> EvalCatalogFunction(const BoundExpr& e, std::span<const Value> args,
@@ -145,29 +150,6 @@ std::expected<Value, Error> EvalCatalogFunction(const BoundExpr& e, std::span<co
       break;
   }
   return std::unexpected(MakeError("XX000", "unhandled catalog function"));
-}
-
-std::expected<Value, Error> ParseTextWithCatalog(TypeId type, std::string_view text, const TextOptions& options,
-                                                 const SystemViewContext* catalog) {
-  if (type != TypeId::kRegclass || catalog == nullptr) return ParseText(type, text, options);
-  auto oid = RegclassIn(*catalog, text);
-  if (!oid) return std::unexpected(oid.error());
-  return Value::Int(TypeId::kRegclass, *oid);
-}
-
-std::expected<Value, Error> CastWithCatalog(const Value& value, TypeId target, const TextOptions& options,
-                                            const SystemViewContext* catalog) {
-  if (catalog == nullptr || value.IsNull()) return Cast(value, target, options);
-  bool from_string = IsString(value.type) || value.type == TypeId::kUnknown;
-  if (target == TypeId::kRegclass && from_string) {
-    std::string_view text = value.type == TypeId::kBpchar ? TrimTrailingBlanks(value.AsString()) : value.AsString();
-    return ParseTextWithCatalog(target, text, options, catalog);
-  }
-  if (value.type == TypeId::kRegclass && IsString(target)) {
-    // regclassout, then the target's input (name truncates, varchar(n) is the typmod's business).
-    return ParseText(target, RegclassOut(*catalog, static_cast<Oid>(value.AsInt())), options);
-  }
-  return Cast(value, target, options);
 }
 
 }  // namespace farmdb::sql

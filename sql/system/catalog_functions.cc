@@ -4,6 +4,8 @@
 #include <array>
 #include <fmt/format.h>
 
+#include "sql/types/cast.h"
+
 namespace farmdb::sql {
 namespace {
 
@@ -264,6 +266,29 @@ std::optional<std::string> CurrentSchema(const SystemViewContext& ctx) {
 bool PgRelationIsPublishable(const SystemViewContext& ctx, Oid relation) {
   const storage::TableDesc* t = ctx.catalog.TableByOid(relation);
   return t != nullptr && t->relnamespace != storage::kPgCatalogNamespace && relation >= storage::kFirstNormalOid;
+}
+
+std::expected<Value, Error> ParseTextWithCatalog(TypeId type, std::string_view text, const TextOptions& options,
+                                                 const SystemViewContext* catalog) {
+  if (type != TypeId::kRegclass || catalog == nullptr) return ParseText(type, text, options);
+  auto oid = RegclassIn(*catalog, text);
+  if (!oid) return std::unexpected(oid.error());
+  return Value::Int(TypeId::kRegclass, *oid);
+}
+
+std::expected<Value, Error> CastWithCatalog(const Value& value, TypeId target, const TextOptions& options,
+                                            const SystemViewContext* catalog) {
+  if (catalog == nullptr || value.IsNull()) return Cast(value, target, options);
+  bool from_string = IsString(value.type) || value.type == TypeId::kUnknown;
+  if (target == TypeId::kRegclass && from_string) {
+    std::string_view text = value.type == TypeId::kBpchar ? TrimTrailingBlanks(value.AsString()) : value.AsString();
+    return ParseTextWithCatalog(target, text, options, catalog);
+  }
+  if (value.type == TypeId::kRegclass && IsString(target)) {
+    // regclassout, then the target's input (name truncates, varchar(n) is the typmod's business).
+    return ParseText(target, RegclassOut(*catalog, static_cast<Oid>(value.AsInt())), options);
+  }
+  return Cast(value, target, options);
 }
 
 }  // namespace farmdb::sql

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "sql/system/system_view.h"
+#include "sql/types/type_io.h"
 
 namespace farmdb::sql {
 
@@ -46,5 +47,15 @@ std::string PgEncodingToChar(int64_t encoding);
 std::optional<std::string> CurrentSchema(const SystemViewContext& ctx);
 // pg_relation_is_publishable: an ordinary user table.
 bool PgRelationIsPublishable(const SystemViewContext& ctx, Oid relation);
+
+// Text input with the catalog at hand: a regclass name resolves through it (regclassin); any
+// other type, or no catalog, is ParseText. For the binder's literal coercion ('t'::regclass,
+// which PostgreSQL resolves at parse time).
+std::expected<Value, Error> ParseTextWithCatalog(TypeId type, std::string_view text, const TextOptions& options,
+                                                 const SystemViewContext* catalog);
+// Cast with the catalog at hand: string -> regclass by name, regclass -> string as the name
+// (c.oid::regclass::text); otherwise, or with no catalog, Cast. For the executor's kCast.
+std::expected<Value, Error> CastWithCatalog(const Value& value, TypeId target, const TextOptions& options,
+                                            const SystemViewContext* catalog);
 
 }  // namespace farmdb::sql
