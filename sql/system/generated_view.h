@@ -76,6 +76,9 @@ inline constexpr Oid kHeapAm = 2, kBtreeAm = 403, kHashAm = 405;
 inline constexpr Oid kDefaultCollation = 100, kCCollation = 950, kPosixCollation = 951;
 inline constexpr Oid kPgClassRelation = 1259;  // pg_class's own OID (pg_description.classoid)
 
+// A sequence relation's columns (last_value, log_cnt, is_called), as pg_attribute lists them.
+const std::vector<SystemColumn>& SequenceColumns();
+
 // Each file's views, appended to the registry (system_view.cc).
 void AppendPgClassViews(std::vector<std::unique_ptr<SystemView>>& views);      // pg_class.cc
 void AppendPgAttributeViews(std::vector<std::unique_ptr<SystemView>>& views);  // pg_attribute.cc

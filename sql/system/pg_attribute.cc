@@ -53,18 +53,21 @@ ViewRows AttributeRows(const SystemViewContext& ctx, const std::vector<SystemCol
       }
     }
   }
-  // The system views' columns, so \d pg_class describes the view farmdb has.
-  for (const SystemView* view : AllSystemViews()) {
-    for (size_t i = 0; i < view->columns().size(); ++i) {
-      const SystemColumn& c = view->columns()[i];
+  auto add_columns = [&](Oid relid, const std::vector<SystemColumn>& relation_columns, bool notnull) {
+    for (size_t i = 0; i < relation_columns.size(); ++i) {
+      const SystemColumn& c = relation_columns[i];
       storage::ColumnDesc col;
       col.attnum = static_cast<int16_t>(i + 1);
       col.attname = c.name;
       col.type = c.type;
       col.atttypmod = c.typmod;
-      AddAttribute(rows, columns, view->oid(), col.attnum, col, true);
+      col.attnotnull = notnull;
+      AddAttribute(rows, columns, relid, col.attnum, col, true);
     }
-  }
+  };
+  for (const auto& [oid, s] : ctx.catalog.sequences()) add_columns(oid, SequenceColumns(), true);
+  // The system views' columns, so \d pg_class describes the view farmdb has.
+  for (const SystemView* view : AllSystemViews()) add_columns(view->oid(), view->columns(), false);
   return rows;
 }
 
@@ -81,6 +84,12 @@ ViewRows AttrdefRows(const SystemViewContext& ctx, const std::vector<SystemColum
 }
 
 }  // namespace
+
+const std::vector<SystemColumn>& SequenceColumns() {
+  static const std::vector<SystemColumn> kColumns = {
+      {"last_value", kInt8}, {"log_cnt", kInt8}, {"is_called", kBool}};
+  return kColumns;
+}
 
 void AppendPgAttributeViews(std::vector<std::unique_ptr<SystemView>>& views) {
   views.push_back(std::make_unique<GeneratedView>(

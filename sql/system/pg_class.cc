@@ -3,7 +3,7 @@
 //
 // farmdb keeps no storage statistics or files, so pg_class says what PostgreSQL says of a
 // relation never analysed: relpages 0, reltuples -1; relfilenode and reltype are 0 (no files,
-// no composite row types). Sequences have no pg_attribute rows here, so their relnatts is 0.
+// no composite row types).
 #include <algorithm>
 
 #include "sql/system/generated_view.h"
@@ -80,7 +80,7 @@ ViewRows ClassRows(const SystemViewContext& ctx, const std::vector<SystemColumn>
     const storage::TableDesc* owner_table = ctx.catalog.TableByOid(s.owned_by_table);
     Oid owner = owner_table != nullptr ? owner_table->relowner : storage::kBootstrapSuperuser;
     RowBuilder r = ClassRow(columns, oid, s.relname, s.relnamespace, owner, 'S');
-    r.Set("relam", OidValue(0)).Set("relnatts", Int2Value(0));
+    r.Set("relam", OidValue(0)).Set("relnatts", Int2Value(static_cast<int64_t>(SequenceColumns().size())));
     rows.emplace_back(oid, r.Take());
   }
   // The system views themselves, as PostgreSQL lists its catalogs and views.
