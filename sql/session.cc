@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sql/bind/binder.h"
+#include "sql/exec/builtins.h"
 #include "sql/exec/not_runnable.h"
 #include "sql/exec/run_statement.h"
 #include "sql/exec/transaction_block.h"
@@ -238,6 +239,7 @@ class SessionImpl final : public Session {
   std::unique_ptr<txn::Worker> worker_;
   Settings settings_;
   TransactionBlock txn_;
+  int64_t transaction_start_ = 0;  // now() of the open transaction (ExecContext)
   CancelFlag* cancel_;
   std::vector<std::pair<std::string, std::string>> reported_;  // as last sent to the client
   uint64_t reported_generation_ = 0;  // settings_.Generation() when reported_ was taken
@@ -460,10 +462,15 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
   }
   if (!portal.output) {
     if (txn_.state() == TransactionBlock::State::kFailed && !IsTransactionExit(p)) return Fail(AbortedBlock(), sink);
+    // A statement run with no transaction open starts one (BEGIN too): now() is its start.
+    int64_t statement_start = ClockNow();
+    if (txn_.state() == TransactionBlock::State::kIdle) transaction_start_ = statement_start;
     txn_.StartStatement();
     if (cancel_ != nullptr) cancel_->Clear();
     ExecContext ctx{portal.params, settings_, cancel_, std::chrono::steady_clock::time_point::max(),
                     settings_.Text()};
+    ctx.transaction_start = transaction_start_;
+    ctx.statement_start = statement_start;
     if (int64_t timeout = settings_.StatementTimeoutMs(); timeout > 0) {
       ctx.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
     }

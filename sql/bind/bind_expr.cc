@@ -325,19 +325,26 @@ std::expected<BoundExprPtr, Error> Binder::BindExpr(const Expr& expr) {
       return BindNullIf(expr);
     case ExprKind::kFunction:
       return IsAggregateName(expr.text) ? BindAggregate(expr) : BindFunction(expr);
+    case ExprKind::kInList:
+      return BindInList(expr);
+    case ExprKind::kBetween:
+      return BindBetween(expr);
+    case ExprKind::kLike:
+      return BindLike(expr);
+    case ExprKind::kDistinct:
+      return BindDistinct(expr);
+    case ExprKind::kBooleanTest:
+      return BindBooleanTest(expr);
     case ExprKind::kExists:
     case ExprKind::kSubquery:
     case ExprKind::kInSubquery:
       return BindSubquery(expr);
     case ExprKind::kDefault:
       return std::unexpected(ErrorAt("42601", "DEFAULT is not allowed in this context", expr.location));
-    case ExprKind::kStar:
-    case ExprKind::kInList:
-    case ExprKind::kBetween:
     case ExprKind::kError:
       return std::unexpected(*expr.error);
-    case ExprKind::kLike:
-      break;  // refused before binding (exec/not_runnable.cc) until the binder handles them
+    case ExprKind::kStar:
+      break;  // expanded by the target list binding; refused elsewhere (exec/not_runnable.cc)
   }
   return std::unexpected(ErrorAt("XX000", "unhandled expression kind", expr.location));
 }

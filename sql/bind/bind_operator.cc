@@ -23,13 +23,16 @@ std::expected<BoundExprPtr, Error> Binder::BindOperator(const Expr& expr) {
   }
   const std::string& op = expr.text;
   if (args.size() == 1) {
+    if (op != "-" && op != "+") return BindExtraOperator(op, std::move(args), expr.location);
     TypeId t = args[0]->type;
+    // Prefix + exists for the numeric types only (float8 preferred); prefix - for interval too.
+    if (t == TypeId::kUnknown && op == "+") return CoerceOrFail(std::move(args[0]), TypeId::kFloat8);
     if (t == TypeId::kUnknown) {
       Error e = ErrorAt("42725", fmt::format("operator is not unique: {} unknown", op), expr.location);
       e.hint = "Could not choose a best candidate operator. You might need to add explicit type casts.";
       return std::unexpected(e);
     }
-    if ((op != "-" && op != "+") || !IsNumeric(t)) {
+    if (!IsNumeric(t)) {
       Error e = ErrorAt("42883", fmt::format("operator does not exist: {} {}", op, Info(t).sql_name), expr.location);
       e.hint = kNoOperatorHint;
       return std::unexpected(e);
@@ -46,10 +49,7 @@ std::expected<BoundExprPtr, Error> Binder::BindOperator(const Expr& expr) {
     return BindCompare(op, std::move(args[0]), std::move(args[1]), expr.location);
   }
   if (op == "||") return BindConcat(std::move(args[0]), std::move(args[1]), expr.location);
-  if (op == "~" || op == "!~" || op == "~*" || op == "!~*") {
-    return BindRegexMatch(op, std::move(args[0]), std::move(args[1]), expr.location);
-  }
-  return std::unexpected(ErrorAt("0A000", fmt::format("operator {} is not supported yet", op), expr.location));
+  return BindExtraOperator(op, std::move(args), expr.location);
 }
 
 std::expected<BoundExprPtr, Error> Binder::BindArith(std::string_view op, BoundExprPtr l, BoundExprPtr r, int location) {
@@ -76,6 +76,9 @@ std::expected<BoundExprPtr, Error> Binder::BindArith(std::string_view op, BoundE
     in_left = TypeId::kInt4, in_right = TypeId::kDate, result = TypeId::kDate;
   } else if (lt == TypeId::kDate && rt == TypeId::kDate && arith == ArithOp::kSub) {
     in_left = in_right = TypeId::kDate, result = TypeId::kInt4;
+  } else if (IsDateTime(lt) && IsDateTime(rt) && arith == ArithOp::kSub) {
+    // timestamp - timestamp is an interval, a type farmdb does not have yet.
+    return std::unexpected(ErrorAt("0A000", "type interval is not supported yet", location));
   } else {
     Error e = ErrorAt("42883", fmt::format("operator does not exist: {} {} {}", Info(l->type).sql_name, op,
                                            Info(r->type).sql_name), location);

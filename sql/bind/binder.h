@@ -109,13 +109,21 @@ class Binder {
   // 'name'::regclass resolved against the statement's catalog at bind time, as PostgreSQL's
   // parse analysis does (bind_catalog_function.cc).
   std::expected<Value, Error> ParseRegclassLiteral(std::string_view text);
-  // ~, !~, ~*, !~* (bind_catalog_function.cc).
-  std::expected<BoundExprPtr, Error> BindRegexMatch(std::string_view op, BoundExprPtr l, BoundExprPtr r, int location);
   std::expected<BoundExprPtr, Error> BindBool(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindCase(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindCoalesce(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindNullIf(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindFunction(const Expr& expr);
+  // Built-in functions and operators as data (bind_function.cc, sql/exec/builtins.h).
+  std::expected<BoundExprPtr, Error> BindBuiltinCall(const Builtin& b, std::vector<BoundExprPtr> args, int location);
+  std::expected<BoundExprPtr, Error> BindExtraOperator(std::string_view op, std::vector<BoundExprPtr> args, int location);
+  // Predicates (bind_predicate.cc).
+  std::expected<BoundExprPtr, Error> BindInList(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindBetween(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindLike(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindDistinct(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindBooleanTest(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindMinMax(std::string_view name, std::vector<BoundExprPtr> args, int location);
   // Coerces to bool or fails with 42804 "argument of <context> must be type boolean, ...".
   std::expected<BoundExprPtr, Error> RequireBool(BoundExprPtr e, std::string_view context);
   // select_common_type + coercion of every expression to it (CASE, COALESCE).

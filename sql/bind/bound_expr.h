@@ -33,20 +33,22 @@ enum class BoundKind {
   kSubquery,  // subquery (a scalar: its one column of at most one row)
   kExists,    // EXISTS (subquery)
   kInSubquery,  // args[0] IN (subquery's one column); compare is the operator (=)
+  kBuiltin,   // builtin->eval over args (sql/exec/builtins.h)
+  kInList,    // args[0] IN (args[1..]), all of one type; NOT IN is kNot over it
+  kIsDistinct,     // args[0] IS DISTINCT FROM args[1] (same type)
+  kIsNotDistinct,
+  kIsTrue,    // boolean tests on args[0]; IS [NOT] UNKNOWN binds as kIsNull/kIsNotNull
+  kIsNotTrue,
+  kIsFalse,
+  kIsNotFalse,
 };
 
 enum class ArithOp { kAdd, kSub, kMul, kDiv, kMod };
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
-enum class Function {
-  kVersion, kCurrentSetting, kSetConfig, kPgSleep, kUpper, kLower, kLength, kAbs, kRound,
-  // Catalog functions (bind_catalog_function.cc, functions_catalog.cc):
-  kFormatType, kPgGetUserById, kPgTableIsVisible, kPgGetIndexdef, kPgGetConstraintdef, kPgGetExpr,
-  kObjDescription, kColDescription, kShobjDescription, kPgEncodingToChar, kCurrentDatabase, kCurrentSchema,
-  kQuoteIdent, kPgRelationIsPublishable, kPgGetStatisticsobjdefColumns,
-  kRegexMatch, kRegexNotMatch, kRegexIMatch, kRegexNotIMatch,  // ~, !~, ~*, !~*
-};
+enum class Function { kVersion, kCurrentSetting, kSetConfig, kPgSleep };
 
 struct BoundExpr;
+struct Builtin;
 using BoundExprPtr = std::unique_ptr<BoundExpr>;
 class PlanNode;  // sql/plan/plan.h
 
@@ -61,6 +63,7 @@ struct BoundExpr {
   ArithOp arith = ArithOp::kAdd;
   CompareOp compare = CompareOp::kEq;
   Function function = Function::kVersion;
+  const Builtin* builtin = nullptr;  // kBuiltin
   bool has_operand = false;
   bool has_else = false;
   int column = 0;     // kColumn: slot in the row; kAggregate: aggregate number

@@ -1,5 +1,6 @@
 #include "sql/exec/evaluate.h"
 
+#include "sql/exec/builtins.h"
 #include "sql/exec/functions_catalog.h"
 #include "sql/types/cast.h"
 
@@ -106,12 +107,22 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
       if (!args[0].IsNull() && !args[1].IsNull() && CompareValues(args[0], args[1]) == 0) return Value::Null(e.type);
       return args[0];
     case BoundKind::kFunction:
-      if (e.function != Function::kSetConfig && e.function != Function::kFormatType) {
+      if (e.function != Function::kSetConfig) {
         for (const Value& v : args) {
           if (v.IsNull()) return Value::Null(e.type);  // strict functions
         }
       }
       return EvalFunction(e, args, ctx);
+    case BoundKind::kBuiltin:
+      return CallBuiltin(e, args, ctx);
+    case BoundKind::kInList:
+    case BoundKind::kIsDistinct:
+    case BoundKind::kIsNotDistinct:
+    case BoundKind::kIsTrue:
+    case BoundKind::kIsNotTrue:
+    case BoundKind::kIsFalse:
+    case BoundKind::kIsNotFalse:
+      return EvalPredicate(e, args);
     default:
       break;
   }

@@ -40,6 +40,11 @@ struct ExecContext {
   // the enclosing queries of a correlated subquery, innermost last (kColumn with levels_up).
   std::span<const Value> row;
   std::vector<std::span<const Value>> outer;
+  // now()/transaction_timestamp() and statement_timestamp(), fixed per transaction and per
+  // statement as in PostgreSQL (timestamptz microseconds). The session sets them; 0 (a context
+  // made elsewhere) reads the clock instead.
+  int64_t transaction_start = 0;
+  int64_t statement_start = 0;
 
   // 57014 when the client cancelled or the statement ran past statement_timeout.
   std::expected<void, Error> CheckInterrupts() const;

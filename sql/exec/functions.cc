@@ -1,17 +1,15 @@
-// Built-in functions: version(), current_setting(), set_config(), pg_sleep(), and a few
-// string and math functions.
+// Functions that reach the session: version(), current_setting(), set_config(), pg_sleep().
+// The others are data-described built-ins (builtins.h).
 #include <algorithm>
 #include <cmath>
 #include <thread>
 
 #include "sql/exec/evaluate.h"
-#include "sql/exec/functions_catalog.h"
 #include "sql/types/cast.h"
 
 namespace farmdb::sql {
 namespace {
 
-constexpr int64_t kMaxResultScale = 2000;  // NUMERIC_MAX_RESULT_SCALE
 constexpr std::string_view kVersion = "PostgreSQL 15.0 (farmdb 0.1.0) on x86_64-pc-linux-gnu, 64-bit";
 
 std::expected<Value, Error> Sleep(double seconds, ExecContext& ctx) {
@@ -24,11 +22,6 @@ std::expected<Value, Error> Sleep(double seconds, ExecContext& ctx) {
     if (now >= until) return Value::Str(TypeId::kVoid, "");
     std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(5)));
   }
-}
-
-std::string AsciiCase(std::string s, bool upper) {
-  for (char& c : s) c = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace
@@ -56,32 +49,6 @@ std::expected<Value, Error> EvalFunction(const BoundExpr& e, std::span<const Val
     }
     case Function::kPgSleep:
       return Sleep(args[0].AsFloat(), ctx);
-    case Function::kUpper:
-    case Function::kLower:
-      // ASCII case mapping only (the C locale's behaviour); see README gaps.
-      return Value::Str(TypeId::kText, AsciiCase(args[0].AsString(), e.function == Function::kUpper));
-    case Function::kLength: {
-      const std::string& s = args[0].AsString();
-      if (args[0].type == TypeId::kBytea) return Value::Int(TypeId::kInt4, static_cast<int64_t>(s.size()));
-      int64_t chars = 0;
-      for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
-      return Value::Int(TypeId::kInt4, chars);
-    }
-    case Function::kAbs: {
-      const Value& v = args[0];
-      if (IsInteger(v.type)) return v.AsInt() < 0 ? EvalNegate(v) : std::expected<Value, Error>(v);
-      if (v.type == TypeId::kNumeric) return Value::Num(v.AsNumeric().Abs());
-      return Value::Float(v.type, std::fabs(v.AsFloat()));
-    }
-    case Function::kRound: {
-      const Value& v = args[0];
-      if (v.type == TypeId::kFloat8) return Value::Float(v.type, std::nearbyint(v.AsFloat()));
-      int scale = args.size() > 1 ? static_cast<int>(std::clamp<int64_t>(args[1].AsInt(), -kMaxResultScale, kMaxResultScale)) : 0;
-      return Value::Num(v.AsNumeric().Round(scale));
-    }
-    default:
-      if (IsCatalogFunction(e.function)) return EvalCatalogFunction(e, args, ctx);
-      break;
   }
   return std::unexpected(MakeError("XX000", "unhandled function"));
 }

@@ -1,13 +1,20 @@
+// The catalog functions psql and pgjdbc call (PostgreSQL 15's pg_proc signatures) and the regular
+// expression match operators ~, !~, ~*, !~* their name patterns use, as Builtin tables.
 #include "sql/exec/functions_catalog.h"
 
 #include <fmt/format.h>
 
 #include <regex.h>
 
+#include "sql/exec/builtins.h"
 #include "sql/system/catalog_functions.h"
 
 namespace farmdb::sql {
 namespace {
+
+using enum TypeId;
+using Args = std::span<const Value>;
+using Result = std::expected<Value, Error>;
 
 // RE_compile_and_cache's messages (pg_regerror) for the errors both engines detect.
 std::string_view RegexErrorMessage(int code) {
@@ -27,27 +34,105 @@ std::string_view RegexErrorMessage(int code) {
 // textregexeq & co. PostgreSQL's regular expressions are AREs, a superset of the POSIX EREs
 // regcomp reads; psql's name patterns and pgjdbc's ('^pg_', '^(name)$', escaped specials) are
 // EREs, matched the same way by both.
-std::expected<Value, Error> RegexMatch(Function f, const std::string& text, const std::string& pattern) {
-  int flags = REG_EXTENDED | REG_NOSUB;
-  if (f == Function::kRegexIMatch || f == Function::kRegexNotIMatch) flags |= REG_ICASE;
+template <bool kNegated, bool kCaseInsensitive>
+Result RegexMatch(Args a, const BoundExpr&, ExecContext&) {
+  int flags = REG_EXTENDED | REG_NOSUB | (kCaseInsensitive ? REG_ICASE : 0);
   regex_t re;
-  if (int code = regcomp(&re, pattern.c_str(), flags); code != 0) {
+  if (int code = regcomp(&re, a[1].AsString().c_str(), flags); code != 0) {
     return std::unexpected(MakeError("2201B", fmt::format("invalid regular expression: {}", RegexErrorMessage(code))));
   }
-  bool found = regexec(&re, text.c_str(), 0, nullptr, 0) == 0;
+  bool found = regexec(&re, a[0].AsString().c_str(), 0, nullptr, 0) == 0;
   regfree(&re);
-  bool negated = f == Function::kRegexNotMatch || f == Function::kRegexNotIMatch;
-  return Value::Bool(found != negated);
+  return Value::Bool(found != kNegated);
 }
 
-Value Name(std::string s) { return Value::Str(TypeId::kName, std::move(s)); }
-Value Text(std::string s) { return Value::Str(TypeId::kText, std::move(s)); }
+Value Name(std::string s) { return Value::Str(kName, std::move(s)); }
+Value Text(std::string s) { return Value::Str(kText, std::move(s)); }
+Oid OidArg(Args a, size_t i) { return static_cast<Oid>(a[i].AsInt()); }
+
+// The statement's catalog, or 0A000 outside a session statement.
+std::expected<SystemViewContext, Error> Catalog(const ExecContext& ctx) {
+  auto catalog = CatalogContext(ctx);
+  if (!catalog) return std::unexpected(MakeError("0A000", "catalog functions are not available in this statement yet"));
+  return *catalog;
+}
+
+// Not strict: a NULL typmod means "none given".
+Result FormatTypeFn(Args a, const BoundExpr&, ExecContext&) {
+  if (a[0].IsNull()) return Value::Null(kText);
+  return Text(FormatType(OidArg(a, 0), a[1].IsNull() ? std::nullopt : std::optional<int32_t>(static_cast<int32_t>(a[1].AsInt()))));
+}
+
+// farmdb has no COMMENT ON (pg_description is empty) and no extended statistics objects.
+Result NullText(Args, const BoundExpr&, ExecContext&) { return Value::Null(kText); }
+
+Result EncodingToChar(Args a, const BoundExpr&, ExecContext&) { return Name(PgEncodingToChar(a[0].AsInt())); }
+Result QuoteIdentFn(Args a, const BoundExpr&, ExecContext&) { return Text(QuoteIdent(a[0].AsString())); }
+Result GetExpr(Args a, const BoundExpr&, ExecContext&) { return Text(PgGetExpr(a[0].AsString())); }
+
+Result GetUserById(Args a, const BoundExpr&, ExecContext& ctx) {
+  auto c = Catalog(ctx);
+  if (!c) return std::unexpected(c.error());
+  return Name(PgGetUserById(*c, OidArg(a, 0)));
+}
+
+Result TableIsVisible(Args a, const BoundExpr&, ExecContext& ctx) {
+  auto c = Catalog(ctx);
+  if (!c) return std::unexpected(c.error());
+  Oid oid = OidArg(a, 0);
+  if (!c->catalog.TableByOid(oid) && !c->catalog.IndexByOid(oid) && !c->catalog.SequenceByOid(oid) && !SystemViewByOid(oid)) {
+    return Value::Null(kBool);  // PostgreSQL: NULL for an OID with no relation
+  }
+  return Value::Bool(PgTableIsVisible(*c, oid));
+}
+
+Result GetIndexdef(Args a, const BoundExpr&, ExecContext& ctx) {
+  auto c = Catalog(ctx);
+  if (!c) return std::unexpected(c.error());
+  int column = a.size() > 1 ? static_cast<int>(a[1].AsInt()) : 0;
+  auto def = PgGetIndexdef(*c, OidArg(a, 0), column, a.size() > 2 && a[2].AsBool());
+  return def ? Text(std::move(*def)) : Value::Null(kText);
+}
+
+Result GetConstraintdef(Args a, const BoundExpr&, ExecContext& ctx) {
+  auto c = Catalog(ctx);
+  if (!c) return std::unexpected(c.error());
+  auto def = PgGetConstraintdef(*c, OidArg(a, 0), a.size() > 1 && a[1].AsBool());
+  return def ? Text(std::move(*def)) : Value::Null(kText);
+}
+
+Result CurrentDatabase(Args, const BoundExpr&, ExecContext& ctx) {
+  auto c = Catalog(ctx);
+  if (!c) return std::unexpected(c.error());
+  return Name(std::string(c->database));
+}
+
+// current_user and session_user: farmdb has no SET ROLE / SET SESSION AUTHORIZATION, so both are
+// the user the session logged in as.
+Result CurrentUser(Args, const BoundExpr&, ExecContext& ctx) {
+  auto c = Catalog(ctx);
+  if (!c) return std::unexpected(c.error());
+  return Name(std::string(c->user));
+}
+
+Result CurrentSchemaFn(Args, const BoundExpr&, ExecContext& ctx) {
+  auto c = Catalog(ctx);
+  if (!c) return std::unexpected(c.error());
+  auto schema = CurrentSchema(*c);
+  return schema ? Name(std::move(*schema)) : Value::Null(kName);
+}
+
+Result RelationIsPublishable(Args a, const BoundExpr&, ExecContext& ctx) {
+  auto c = Catalog(ctx);
+  if (!c) return std::unexpected(c.error());
+  return Value::Bool(PgRelationIsPublishable(*c, OidArg(a, 0)));
+}
 
 }  // namespace
 
 std::optional<SystemViewContext> CatalogContext(const ExecContext& ctx) {
   if (ctx.db == nullptr || !ctx.db->catalog) return std::nullopt;
-  return SystemViewContext{*ctx.db->catalog, ctx.db->database, ctx.db->user, ctx.db->search_path};
+  return SystemViewContext{*ctx.db->catalog, ctx.db->database, ctx.db->user, ctx.db->search_path, {}};
 }
 
 std::expected<Value, Error> CastRegclass(const Value& value, TypeId target, const ExecContext& ctx) {
@@ -55,101 +140,47 @@ std::expected<Value, Error> CastRegclass(const Value& value, TypeId target, cons
   return CastWithCatalog(value, target, ctx.output, catalog ? &*catalog : nullptr);
 }
 
-bool IsCatalogFunction(Function function) {
-  switch (function) {
-    case Function::kFormatType:
-    case Function::kPgGetUserById:
-    case Function::kPgTableIsVisible:
-    case Function::kPgGetIndexdef:
-    case Function::kPgGetConstraintdef:
-    case Function::kPgGetExpr:
-    case Function::kObjDescription:
-    case Function::kColDescription:
-    case Function::kShobjDescription:
-    case Function::kPgEncodingToChar:
-    case Function::kCurrentDatabase:
-    case Function::kCurrentSchema:
-    case Function::kQuoteIdent:
-    case Function::kPgRelationIsPublishable:
-    case Function::kPgGetStatisticsobjdefColumns:
-    case Function::kRegexMatch:
-    case Function::kRegexNotMatch:
-    case Function::kRegexIMatch:
-    case Function::kRegexNotIMatch:
-      return true;
-    default:
-      return false;
-  }
+std::span<const Builtin> CatalogFunctions() {
+  static const std::vector<Builtin> kFunctions = {
+      {"format_type", {kOid, kInt4}, kText, FormatTypeFn, /*strict=*/false},
+      {"pg_get_userbyid", {kOid}, kName, GetUserById},
+      {"pg_table_is_visible", {kOid}, kBool, TableIsVisible},
+      {"pg_get_indexdef", {kOid}, kText, GetIndexdef},
+      {"pg_get_indexdef", {kOid, kInt4, kBool}, kText, GetIndexdef},
+      {"pg_get_constraintdef", {kOid}, kText, GetConstraintdef},
+      {"pg_get_constraintdef", {kOid, kBool}, kText, GetConstraintdef},
+      {"pg_get_expr", {kPgNodeTree, kOid}, kText, GetExpr},
+      {"pg_get_expr", {kPgNodeTree, kOid, kBool}, kText, GetExpr},
+      {"obj_description", {kOid}, kText, NullText},
+      {"obj_description", {kOid, kName}, kText, NullText},
+      {"col_description", {kOid, kInt4}, kText, NullText},
+      {"shobj_description", {kOid, kName}, kText, NullText},
+      {"pg_get_statisticsobjdef_columns", {kOid}, kText, NullText},
+      {"pg_encoding_to_char", {kInt4}, kName, EncodingToChar},
+      {"current_database", {}, kName, CurrentDatabase},
+      {"current_user", {}, kName, CurrentUser},
+      {"session_user", {}, kName, CurrentUser},
+      {"current_schema", {}, kName, CurrentSchemaFn},
+      {"quote_ident", {kText}, kText, QuoteIdentFn},
+      {"pg_relation_is_publishable", {kRegclass}, kBool, RelationIsPublishable},
+  };
+  return kFunctions;
 }
 
-std::expected<Value, Error> EvalCatalogFunction(const BoundExpr& e, std::span<const Value> args, ExecContext& ctx) {
-  auto catalog = CatalogContext(ctx);
-  return EvalCatalogFunction(e, args, catalog ? &*catalog : nullptr);
-}
-
-std::expected<Value, Error> EvalCatalogFunction(const BoundExpr& e, std::span<const Value> args,
-                                                const SystemViewContext* catalog) {
-  auto oid = [&](size_t i) { return static_cast<Oid>(args[i].AsInt()); };
-  // Functions without a catalog to read.
-  switch (e.function) {
-    case Function::kFormatType:  // not strict: a NULL typmod means "none given"
-      if (args[0].IsNull()) return Value::Null(TypeId::kText);
-      return Text(FormatType(oid(0), args[1].IsNull() ? std::nullopt
-                                                      : std::optional<int32_t>(static_cast<int32_t>(args[1].AsInt()))));
-    case Function::kObjDescription:
-    case Function::kColDescription:
-    case Function::kShobjDescription:
-      return Value::Null(TypeId::kText);  // farmdb has no COMMENT ON: pg_description is empty
-    case Function::kPgGetStatisticsobjdefColumns:
-      return Value::Null(TypeId::kText);  // no extended statistics objects exist
-    case Function::kPgEncodingToChar:
-      return Name(PgEncodingToChar(args[0].AsInt()));
-    case Function::kQuoteIdent:
-      return Text(QuoteIdent(args[0].AsString()));
-    case Function::kPgGetExpr:
-      return Text(PgGetExpr(args[0].AsString()));
-    case Function::kRegexMatch:
-    case Function::kRegexNotMatch:
-    case Function::kRegexIMatch:
-    case Function::kRegexNotIMatch:
-      return RegexMatch(e.function, args[0].AsString(), args[1].AsString());
-    default:
-      break;
-  }
-  if (catalog == nullptr) {
-    return std::unexpected(MakeError("0A000", "catalog functions are not available in this statement yet"));
-  }
-  switch (e.function) {
-    case Function::kPgGetUserById:
-      return Name(PgGetUserById(*catalog, oid(0)));
-    case Function::kPgTableIsVisible:
-      if (!catalog->catalog.TableByOid(oid(0)) && !catalog->catalog.IndexByOid(oid(0)) &&
-          !catalog->catalog.SequenceByOid(oid(0)) && !SystemViewByOid(oid(0))) {
-        return Value::Null(TypeId::kBool);  // PostgreSQL: NULL for an OID with no relation
-      }
-      return Value::Bool(PgTableIsVisible(*catalog, oid(0)));
-    case Function::kPgGetIndexdef: {
-      int column = args.size() > 1 ? static_cast<int>(args[1].AsInt()) : 0;
-      bool pretty = args.size() > 2 && args[2].AsBool();
-      auto def = PgGetIndexdef(*catalog, oid(0), column, pretty);
-      return def ? Text(std::move(*def)) : Value::Null(TypeId::kText);
+std::span<const Builtin> RegexOperators() {
+  // textregexeq and friends; name ~ text is nameregexeq and bpchar ~ text bpcharregexeq, which
+  // match the same way.
+  static const std::vector<Builtin> kOperators = [] {
+    std::vector<Builtin> ops;
+    for (TypeId left : {kText, kName, kBpchar}) {
+      ops.push_back({"~", {left, kText}, kBool, RegexMatch<false, false>});
+      ops.push_back({"!~", {left, kText}, kBool, RegexMatch<true, false>});
+      ops.push_back({"~*", {left, kText}, kBool, RegexMatch<false, true>});
+      ops.push_back({"!~*", {left, kText}, kBool, RegexMatch<true, true>});
     }
-    case Function::kPgGetConstraintdef: {
-      auto def = PgGetConstraintdef(*catalog, oid(0), args.size() > 1 && args[1].AsBool());
-      return def ? Text(std::move(*def)) : Value::Null(TypeId::kText);
-    }
-    case Function::kCurrentDatabase:
-      return Name(std::string(catalog->database));
-    case Function::kCurrentSchema: {
-      auto schema = CurrentSchema(*catalog);
-      return schema ? Name(std::move(*schema)) : Value::Null(TypeId::kName);
-    }
-    case Function::kPgRelationIsPublishable:
-      return Value::Bool(PgRelationIsPublishable(*catalog, oid(0)));
-    default:
-      break;
-  }
-  return std::unexpected(MakeError("XX000", "unhandled catalog function"));
+    return ops;
+  }();
+  return kOperators;
 }
 
 }  // namespace farmdb::sql

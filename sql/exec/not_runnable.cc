@@ -109,12 +109,6 @@ class Checker {
     switch (e.kind) {
       case ExprKind::kStar:
         return NotSupported("* in this position", e.location);
-      case ExprKind::kInList:
-        return NotSupported("IN (...)", e.location);
-      case ExprKind::kLike:
-        return NotSupported("pattern matching", e.location);
-      case ExprKind::kBetween:
-        return NotSupported("this operator form", e.location);
       case ExprKind::kExists:
       case ExprKind::kSubquery:
         return Select(*e.subquery);

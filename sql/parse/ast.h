@@ -55,6 +55,8 @@ enum class ExprKind {
   // type in a cast, ...): `error` is raised when the statement is analysed and reaches it, so
   // errors PostgreSQL raises earlier in analysis (a missing FROM relation) come first.
   kError,
+  kDistinct,     // args[0] IS [NOT] DISTINCT FROM args[1]; negated for IS NOT DISTINCT FROM
+  kBooleanTest,  // args[0] IS [NOT] TRUE|FALSE|UNKNOWN: text "true", "false" or "unknown"; negated
 };
 
 struct Expr {
@@ -69,7 +71,7 @@ struct Expr {
   int32_t typmod = -1;  // kCast to numeric(p, s) / varchar(n), in PostgreSQL's encoding
   bool has_operand = false;
   bool has_else = false;
-  bool negated = false;           // kInList, kBetween, kLike
+  bool negated = false;           // kInList, kBetween, kLike, kDistinct, kBooleanTest
   bool symmetric = false;         // kBetween
   bool case_insensitive = false;  // kLike
   bool agg_star = false;          // kFunction: count(*)

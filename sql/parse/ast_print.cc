@@ -301,6 +301,10 @@ std::string ToString(const Expr& e) {
       return "(" + ToString(*e.args[0]) + " IN (" + ToString(*e.subquery) + "))";
     case ExprKind::kError:
       return "ERROR(" + e.error->sqlstate + ": " + e.error->message + ")";
+    case ExprKind::kDistinct:
+      return fmt::format("({} IS {}DISTINCT FROM {})", ToString(*e.args[0]), e.negated ? "NOT " : "", ToString(*e.args[1]));
+    case ExprKind::kBooleanTest:
+      return fmt::format("({} IS {}{})", ToString(*e.args[0]), e.negated ? "NOT " : "", e.text);
   }
   return "?";
 }

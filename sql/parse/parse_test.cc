@@ -206,6 +206,14 @@ TEST(ParseTest, Expressions) {
        "SELECT (- a) AS ?column?, (NOT b) AS ?column?, (a IS NULL) AS ?column?, (b IS NOT NULL) AS ?column?, "
        "((a AND b) OR c) AS ?column?"},
       {"SELECT '1'::numeric(5,2), 1.5, 3000000000", "SELECT ('1')::numeric[typmod 327686] AS numeric, 1.5 AS ?column?, 3000000000 AS ?column?"},
+      {"SELECT a IS DISTINCT FROM b, a IS NOT DISTINCT FROM b",
+       "SELECT (a IS DISTINCT FROM b) AS ?column?, (a IS NOT DISTINCT FROM b) AS ?column?"},
+      {"SELECT a IS TRUE, a IS NOT FALSE, a IS UNKNOWN",
+       "SELECT (a IS true) AS ?column?, (a IS NOT false) AS ?column?, (a IS unknown) AS ?column?"},
+      {"SELECT GREATEST(a, 1), LEAST(b, 2)", "SELECT greatest(a, 1) AS greatest, least(b, 2) AS least"},
+      {"SELECT CURRENT_DATE, CURRENT_TIMESTAMP, LOCALTIMESTAMP(2)",
+       "SELECT current_date() AS current_date, current_timestamp() AS current_timestamp, "
+       "(localtimestamp())::timestamp[typmod 2] AS localtimestamp"},
   });
 }
 
@@ -267,8 +275,7 @@ TEST(ParseTest, Refusals) {
   };
   const RefusalCase cases[] = {
       {"SELECT sum(a) OVER ()", "0A000", "window functions is not supported yet", 8},
-      {"SELECT a IS DISTINCT FROM b", "0A000", "IS DISTINCT FROM is not supported yet", 10},
-      {"SELECT 1 WHERE a IS TRUE", "0A000", "IS TRUE/FALSE/UNKNOWN is not supported yet", 18},
+      {"SELECT CURRENT_USER", "0A000", "this SQL value function is not supported yet", 8},
       {"SELECT ARRAY[1]", "0A000", "ARRAY[...] is not supported yet", 8},
       {"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a)", "0A000", "WITHIN GROUP is not supported yet", 8},
       {"SELECT count(*) FILTER (WHERE a)", "0A000", "FILTER is not supported yet", 8},
@@ -317,9 +324,9 @@ TEST(ParseTest, Refusals) {
 // Errors inside clause expressions are kept in the tree (kError) and raised by the binder when
 // it reaches them, after what PostgreSQL checks first (a missing relation: sql_query_test).
 TEST(ParseTest, ExpressionErrorsAreDeferred) {
-  EXPECT_EQ(P("SELECT 'x'::nosuchtype, a IS DISTINCT FROM b FROM t"),
+  EXPECT_EQ(P("SELECT 'x'::nosuchtype, a SIMILAR TO b FROM t"),
             "SELECT ERROR(42704: type \"nosuchtype\" does not exist) AS nosuchtype, "
-            "ERROR(0A000: IS DISTINCT FROM is not supported yet) AS ?column? FROM t");
+            "ERROR(0A000: SIMILAR TO is not supported yet) AS ?column? FROM t");
   EXPECT_EQ(P("INSERT INTO t VALUES (1::nosuchtype)"),
             "INSERT INTO t VALUES (ERROR(42704: type \"nosuchtype\" does not exist))");
 }

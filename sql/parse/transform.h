@@ -69,6 +69,7 @@ class Transformer {
   std::expected<ExprPtr, Error> TransformCase(const PgQuery__CaseExpr& node);
   std::expected<ExprPtr, Error> TransformCollate(const PgQuery__CollateClause& node);
   std::expected<ExprPtr, Error> TransformTypeCast(const PgQuery__TypeCast& node);
+  std::expected<ExprPtr, Error> TransformSqlValueFunction(const PgQuery__SQLValueFunction& node);
   std::expected<ExprPtr, Error> TransformList(ExprKind kind, PgQuery__Node** items, size_t n, int location);
   std::expected<ExprPtr, Error> TransformSubLink(const PgQuery__SubLink& node);
   std::expected<ExprPtr, Error> TransformColumnRef(const PgQuery__ColumnRef& ref);

@@ -19,6 +19,19 @@ ExprPtr Make(ExprKind kind, int location) {
 
 int FigureSubLinkName(const PgQuery__SubLink& link, std::string& name);
 
+// The SQL-standard value functions (CURRENT_DATE, ...) by the name FigureColname gives them,
+// which is also the built-in function they become; empty for those farmdb lacks.
+std::string_view SqlValueFunctionName(PgQuery__SQLValueFunctionOp op) {
+  switch (op) {
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE: return "current_date";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N: return "current_timestamp";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N: return "localtimestamp";
+    default: return {};
+  }
+}
+
 // FigureColnameInternal: returns the strength of the name found (0 none, 1 weak, 2 strong).
 int FigureName(const PgQuery__Node* node, std::string& name) {
   if (node == nullptr) return 0;
@@ -60,6 +73,12 @@ int FigureName(const PgQuery__Node* node, std::string& name) {
       return 2;
     case PG_QUERY__NODE__NODE_SUB_LINK:
       return FigureSubLinkName(*node->sub_link, name);
+    case PG_QUERY__NODE__NODE_MIN_MAX_EXPR:
+      name = node->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
+      return 2;
+    case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
+      name = SqlValueFunctionName(node->sqlvalue_function->op);
+      return name.empty() ? 0 : 2;
     default:
       return 0;
   }
@@ -198,8 +217,12 @@ std::expected<ExprPtr, Error> Transformer::TransformAExpr(const PgQuery__AExpr& 
     case PG_QUERY__A__EXPR__KIND__AEXPR_SIMILAR:
       return std::unexpected(NotSupported("SIMILAR TO", node.location));
     case PG_QUERY__A__EXPR__KIND__AEXPR_DISTINCT:
-    case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_DISTINCT:
-      return std::unexpected(NotSupported("IS DISTINCT FROM", node.location));
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_DISTINCT: {
+      auto e = TransformList(ExprKind::kDistinct, operands, 2, node.location);
+      if (!e) return e;
+      (*e)->negated = node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_DISTINCT;
+      return e;
+    }
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ANY:
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ALL:
       return std::unexpected(NotSupported("ANY/ALL (array)", node.location));
@@ -337,8 +360,31 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
       return TransformFuncCall(*node.func_call);
     case PG_QUERY__NODE__NODE_SUB_LINK:
       return TransformSubLink(*node.sub_link);
-    case PG_QUERY__NODE__NODE_BOOLEAN_TEST:
-      return std::unexpected(NotSupported("IS TRUE/FALSE/UNKNOWN", node.boolean_test->location));
+    case PG_QUERY__NODE__NODE_BOOLEAN_TEST: {
+      const PgQuery__BooleanTest& t = *node.boolean_test;
+      PgQuery__Node* arg[1] = {t.arg};
+      auto e = TransformList(ExprKind::kBooleanTest, arg, 1, t.location);
+      if (!e) return e;
+      switch (t.booltesttype) {
+        case PG_QUERY__BOOL_TEST_TYPE__IS_NOT_TRUE: (*e)->negated = true; [[fallthrough]];
+        case PG_QUERY__BOOL_TEST_TYPE__IS_TRUE: (*e)->text = "true"; break;
+        case PG_QUERY__BOOL_TEST_TYPE__IS_NOT_FALSE: (*e)->negated = true; [[fallthrough]];
+        case PG_QUERY__BOOL_TEST_TYPE__IS_FALSE: (*e)->text = "false"; break;
+        case PG_QUERY__BOOL_TEST_TYPE__IS_NOT_UNKNOWN: (*e)->negated = true; [[fallthrough]];
+        default: (*e)->text = "unknown"; break;
+      }
+      return e;
+    }
+    case PG_QUERY__NODE__NODE_MIN_MAX_EXPR: {
+      // GREATEST/LEAST are grammar, not functions; the binder treats them as variadic calls.
+      const PgQuery__MinMaxExpr& m = *node.min_max_expr;
+      auto e = TransformList(ExprKind::kFunction, m.args, m.n_args, m.location);
+      if (!e) return e;
+      (*e)->text = m.op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
+      return e;
+    }
+    case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
+      return TransformSqlValueFunction(*node.sqlvalue_function);
     case PG_QUERY__NODE__NODE_A_ARRAY_EXPR:
       return std::unexpected(NotSupported("ARRAY[...]", node.a_array_expr->location));
     case PG_QUERY__NODE__NODE_ROW_EXPR:
@@ -352,6 +398,35 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
     default:
       return std::unexpected(NotSupported("this kind of expression"));
   }
+}
+
+std::expected<ExprPtr, Error> Transformer::TransformSqlValueFunction(const PgQuery__SQLValueFunction& node) {
+  std::string_view name = SqlValueFunctionName(node.op);
+  if (name.empty()) return std::unexpected(NotSupported("this SQL value function", node.location));
+  ExprPtr call = Make(ExprKind::kFunction, node.location);
+  call->text = name;
+  bool with_precision = node.op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N ||
+                        node.op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N;
+  if (!with_precision) return call;
+  // CURRENT_TIMESTAMP(p) is the value rounded as a cast to timestamptz(p) rounds it.
+  TypeId type = name == "localtimestamp" ? TypeId::kTimestamp : TypeId::kTimestampTz;
+  int64_t precision = node.typmod;
+  auto typmod = Typmod(type, std::span<const int64_t>(&precision, 1));
+  if (!typmod) return std::unexpected(ErrorAt(typmod.error().sqlstate, typmod.error().message, node.location));
+  if (precision > kMaxTimestampPrecision) {
+    // anytimestamp_typmod_check's WARNING, as for a cast to timestamp(p).
+    Notice warning;
+    warning.severity = "WARNING";
+    warning.sqlstate = "22023";
+    warning.message = fmt::format("TIMESTAMP({}){} precision reduced to maximum allowed, {}", precision,
+                                  type == TypeId::kTimestampTz ? " WITH TIME ZONE" : "", kMaxTimestampPrecision);
+    warnings_.push_back(std::move(warning));
+  }
+  ExprPtr e = Make(ExprKind::kCast, node.location);
+  e->cast_type = type;
+  e->typmod = *typmod;
+  e->args.push_back(std::move(call));
+  return e;
 }
 
 ExprPtr Transformer::ClauseExpr(const PgQuery__Node& node) {

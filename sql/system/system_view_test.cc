@@ -6,7 +6,8 @@
 #include <map>
 #include <set>
 
-#include "sql/exec/functions_catalog.h"
+#include "sql/exec/builtins.h"
+#include "sql/settings/settings.h"
 #include "sql/node.h"
 #include "sql/session.h"
 #include "sql/system/catalog_functions.h"
@@ -435,20 +436,51 @@ TEST_F(SystemViewTest, CatalogFunctionsMatchPostgres) {
   EXPECT_FALSE(PgRelationIsPublishable(ctx, pkey));
 }
 
-// Catalog functions as bound and evaluated (the catalog handed in as the ExecContext will).
-TEST_F(SystemViewTest, EvalCatalogFunctionWithAndWithoutCatalog) {
+// Catalog functions as the binder finds them (CatalogFunctions()) and Evaluate calls them, with
+// the statement's catalog in ExecContext::db and without one.
+TEST_F(SystemViewTest, CatalogBuiltinsWithAndWithoutCatalog) {
   SystemViewContext ctx = Context();
+  auto find = [](std::string_view name, size_t nargs) -> const Builtin* {
+    for (const Builtin& b : CatalogFunctions()) {
+      if (b.name == name && b.args.size() == nargs) return &b;
+    }
+    return nullptr;
+  };
+  Settings settings = *Settings::Create(SessionOptions{});
+  DatabaseAccess db;
+  db.catalog = snapshot_;
+  db.database = "postgres";
+  db.user = "alice";
+  db.search_path = search_path_;
+  ExecContext exec{.params = {}, .settings = settings, .output = {}, .db = &db, .row = {}, .outer = {}};
+  ExecContext no_catalog{.params = {}, .settings = settings, .output = {}, .row = {}, .outer = {}};
+
   BoundExpr call;
-  call.kind = BoundKind::kFunction;
+  call.kind = BoundKind::kBuiltin;
   call.type = TypeId::kText;
-  call.function = Function::kPgGetIndexdef;
+  call.builtin = find("pg_get_indexdef", 3);
+  ASSERT_NE(call.builtin, nullptr);
   Value args[] = {OidOf(t_->PrimaryKey()->oid), Value::Int(TypeId::kInt4, 0), Value::Bool(true)};
-  auto def = EvalCatalogFunction(call, args, &ctx);
+  auto def = CallBuiltin(call, args, exec);
   ASSERT_TRUE(def.has_value());
   EXPECT_EQ(S(*def), "CREATE UNIQUE INDEX t_pkey ON t USING btree (id)");
-  auto unwired = EvalCatalogFunction(call, args, nullptr);
+  auto unwired = CallBuiltin(call, args, no_catalog);
   ASSERT_FALSE(unwired.has_value());
   EXPECT_EQ(unwired.error().sqlstate, "0A000");
+
+  call.builtin = find("current_user", 0);
+  ASSERT_NE(call.builtin, nullptr);
+  auto user = CallBuiltin(call, {}, exec);
+  ASSERT_TRUE(user.has_value());
+  EXPECT_EQ(S(*user), "alice");
+
+  // format_type is not strict: a NULL typmod prints the bare name.
+  call.builtin = find("format_type", 2);
+  ASSERT_NE(call.builtin, nullptr);
+  Value no_typmod[] = {OidOf(1043), Value::Null(TypeId::kInt4)};
+  auto bare = CallBuiltin(call, no_typmod, no_catalog);
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_EQ(S(*bare), "character varying");
 
   // 't'::regclass and c.oid::regclass::text with the catalog at hand; without it, numbers.
   TextOptions options;
@@ -472,9 +504,10 @@ TEST_F(SystemViewTest, EvalCatalogFunctionWithAndWithoutCatalog) {
   auto as_oid = CastWithCatalog(*oid, TypeId::kOid, options, &ctx);
   ASSERT_TRUE(as_oid.has_value());
   EXPECT_EQ(as_oid->type, TypeId::kOid);
-  call.function = Function::kPgTableIsVisible;
+  call.builtin = find("pg_table_is_visible", 1);
+  ASSERT_NE(call.builtin, nullptr);
   Value missing[] = {OidOf(999999)};
-  auto visible = EvalCatalogFunction(call, missing, &ctx);
+  auto visible = CallBuiltin(call, missing, exec);
   ASSERT_TRUE(visible.has_value());
   EXPECT_TRUE(visible->IsNull());
 }

@@ -34,7 +34,10 @@ std::expected<Value, Error> CastDateTime(int64_t v, TypeId from, TypeId target, 
   // Local wall-clock microseconds first.
   int64_t local = v;
   if (from == TypeId::kDate) {
-    if (!IsValidTimestamp(v * kMicrosPerDay)) return std::unexpected(MakeError("22008", "date out of range for timestamp"));
+    // A date past the timestamp range overflows int64 as microseconds: compare days first.
+    if (v > INT64_MAX / kMicrosPerDay || v < INT64_MIN / kMicrosPerDay || !IsValidTimestamp(v * kMicrosPerDay)) {
+      return std::unexpected(MakeError("22008", "date out of range for timestamp"));
+    }
     local = v * kMicrosPerDay;
   } else if (from == TypeId::kTimestampTz) {
     local = v + int64_t{zone.OffsetAt(v).seconds_east} * 1'000'000;

@@ -27,12 +27,6 @@ int DaysInMonth(int64_t y, int64_t m) {
   return m == 2 && leap ? 29 : kDays[m - 1];
 }
 
-namespace {
-
-struct Civil {
-  int64_t year, month, day;
-};
-
 Civil CivilFromDays(int64_t days) {
   int64_t z = days + kUnixToPgDays + 719468;
   int64_t era = (z >= 0 ? z : z - 146096) / 146097;
@@ -44,6 +38,8 @@ Civil CivilFromDays(int64_t days) {
   int64_t m = mp + (mp < 10 ? 3 : -9);
   return {yoe + era * 400 + (m <= 2), m, d};
 }
+
+namespace {
 
 const int64_t kMinDate = DaysFromCivil(-4713, 11, 24);     // Julian day 0
 const int64_t kMaxDate = DaysFromCivil(5874898, 1, 1) - 1;  // 5874897-12-31

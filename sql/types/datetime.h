@@ -50,6 +50,10 @@ std::string FormatTimestampTz(int64_t utc_micros, DateStyle style, const TimeZon
 
 // Proleptic Gregorian calendar; year 0 is 1 BC.
 int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day);
+struct Civil {
+  int64_t year, month, day;
+};
+Civil CivilFromDays(int64_t days);
 int DaysInMonth(int64_t year, int64_t month);
 // A finite date's days must lie in PostgreSQL's range (4713 BC .. 5874897 AD).
 bool IsValidDate(int64_t days);

@@ -1,0 +1,43 @@
+-- String functions on constants: values, NULLs, multibyte characters and each error.
+SELECT length('héllo') AS len, char_length('abc') AS char_len, character_length('') AS empty, octet_length('héllo') AS octets;
+SELECT length('ab  '::char(4)) AS bpchar_len, octet_length('ab'::char(4)) AS bpchar_octets, length('\x0102'::bytea) AS bytea_len, length(NULL::text) AS null_len;
+SELECT substr('hello', 2) AS from2, substr('hello', 2, 3) AS from2_3, substr('hello', 0, 3) AS from0, substr('hello', -1, 3) AS from_neg, substr('hello', 10) AS past_end;
+SELECT substring('hello' FROM 2 FOR 2) AS sql_syntax, substring('hello' FROM 3) AS from_only, substring('hello' FOR 2) AS for_only, substring('héllo', 2, 2) AS multibyte;
+SELECT substr('\x01020304'::bytea, 2, 2) AS bytea_sub, substr('hello', 2, 0) AS zero_len, substr(NULL, 1) AS null_sub;
+SELECT position('ll' IN 'hello') AS pos, position('z' IN 'hello') AS missing, position('' IN 'hello') AS empty_needle, strpos('héllo', 'l') AS strpos_mb;
+SELECT trim('  x  ') AS both_sides, ltrim('  x  ') AS left_only, rtrim('  x  ') AS right_only, btrim('xxaxx', 'x') AS btrim_chars;
+SELECT trim(BOTH 'xy' FROM 'xyaxy') AS trim_both, trim(LEADING 'x' FROM 'xxa') AS trim_leading, trim(TRAILING 'x' FROM 'axx') AS trim_trailing, ltrim('zzyabc', 'yz') AS ltrim_set;
+SELECT rtrim('abcxyzzy', 'zy') AS rtrim_set, btrim('', 'x') AS btrim_empty, btrim('xxx', 'x') AS btrim_all, btrim('\x00ab00'::bytea, '\x00'::bytea) AS bytea_trim;
+SELECT replace('abcabc', 'b', 'XY') AS rep, replace('abc', '', 'X') AS empty_from, replace('aaa', 'aa', 'b') AS overlapping, translate('abcde', 'ace', 'XY') AS translated;
+SELECT concat('a', 1, NULL, true, 2.50, DATE '2024-01-02') AS concat_any, concat(NULL) AS concat_null, concat(1.5::float8, 'x'::bytea) AS concat_float_bytea;
+SELECT concat_ws(',', 'a', NULL, 'b', 3) AS ws, concat_ws(NULL, 'a', 'b') AS null_sep, concat_ws('-', NULL) AS only_null;
+SELECT left('hello', 2) AS l2, left('hello', -2) AS lneg, left('hello', 10) AS lbig, right('hello', 2) AS r2, right('hello', -2) AS rneg, right('héllo', 4) AS rmb;
+SELECT lpad('hi', 5) AS lp, lpad('hi', 5, 'xy') AS lp_fill, lpad('hello', 3) AS lp_truncate, rpad('hi', 5, 'é') AS rp_mb, rpad('hi', -1) AS rp_neg, lpad('hi', 5, '') AS lp_empty_fill;
+SELECT repeat('ab', 3) AS rep3, repeat('ab', 0) AS rep0, repeat('ab', -1) AS rep_neg, reverse('héllo') AS rev, reverse('') AS rev_empty;
+SELECT upper('héllo World') AS up, lower('HÉLLO World') AS low, initcap('hello wORLD foo_bar 3d') AS initcap;
+SELECT split_part('a,b,c', ',', 2) AS sp2, split_part('a,b,c', ',', 4) AS sp_past, split_part('a,b,c', ',', -1) AS sp_last, split_part('abc', '', 1) AS sp_empty_sep, split_part('', ',', 1) AS sp_empty;
+SELECT ascii('A') AS a, ascii('é') AS e_acute, ascii('') AS empty, chr(65) AS chr65, chr(233) AS chr233, chr(8364) AS euro;
+SELECT md5('') AS md5_empty, md5('abc') AS md5_abc, md5('abc'::bytea) AS md5_bytea;
+SELECT starts_with('hello', 'he') AS sw, starts_with('hello', 'lo') AS sw_no, starts_with('hello', '') AS sw_empty, to_hex(255) AS hex, to_hex(-1) AS hex_neg, to_hex(4294967296) AS hex8;
+SELECT upper(NULL) AS n1, replace('a', NULL, 'b') AS n2, lpad('a', NULL) AS n3, split_part(NULL, ',', 1) AS n4, to_hex(NULL::int) AS n5;
+SELECT 'abc' || 1 AS concat_op, length(123::text) AS len_cast, upper('abc'::varchar) AS upper_varchar, length('abc'::name) AS name_len;
+SELECT overlay('hello' PLACING 'XYZ' FROM 2 FOR 3) AS ov, overlay('hello' PLACING 'XYZ' FROM 4) AS ov_nofor, overlay('héllo' PLACING 'e' FROM 2 FOR 1) AS ov_mb, overlay('\x010203'::bytea PLACING '\xff'::bytea FROM 2) AS ov_bytea;
+\set ON_ERROR_STOP 0
+SELECT overlay('hello' PLACING 'X' FROM 0);
+SELECT substr('hello', 1, -1);
+SELECT substring('hello' FROM 1 FOR -2);
+SELECT split_part('a,b', ',', 0);
+SELECT chr(0);
+SELECT chr(-1);
+SELECT chr(1114112);
+SELECT chr(55296);
+SELECT repeat('x', 2000000000);
+SELECT lpad('x', 2000000000, 'ab');
+SELECT length(1);
+SELECT upper(1);
+SELECT nosuchfunction('x');
+SELECT left('abc');
+SELECT concat_ws();
+SELECT concat();
+SELECT concat_ws('-');
+\set ON_ERROR_STOP 1

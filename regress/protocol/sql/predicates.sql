@@ -1,0 +1,40 @@
+-- Predicates on constants: IN lists, BETWEEN, LIKE/ILIKE, IS [NOT] DISTINCT FROM, boolean tests.
+SELECT 1 IN (1, 2) AS hit, 3 IN (1, 2) AS miss, 3 NOT IN (1, 2) AS not_in, 1 NOT IN (1, 2) AS not_in_hit;
+SELECT 1 IN (NULL, 1) AS null_hit, 3 IN (NULL, 1) AS null_miss, 3 NOT IN (1, NULL) AS not_in_null, NULL::int IN (1, 2) AS null_lhs;
+SELECT 1 IN (1.0, 2) AS numeric_common, 2.5 IN (1, 2.5::float8) AS float_common, 'b' IN ('a', 'b') AS text_in;
+SELECT '2' IN (1, 2) AS unknown_lhs, 2 IN ('1', '2') AS unknown_items, 1 IN (1) AS single, 'x'::varchar IN ('x'::text, 'y') AS varchar_text;
+SELECT DATE '2024-01-02' IN ('2024-01-01', '2024-01-02') AS date_in, NULL IN (NULL) AS all_null;
+SELECT 5 BETWEEN 1 AND 10 AS inside, 0 BETWEEN 1 AND 10 AS below, 10 BETWEEN 1 AND 10 AS edge, 5 NOT BETWEEN 1 AND 10 AS not_between;
+SELECT 5 BETWEEN 10 AND 1 AS reversed, 5 BETWEEN SYMMETRIC 10 AND 1 AS symmetric, 11 NOT BETWEEN SYMMETRIC 10 AND 1 AS not_symmetric;
+SELECT NULL BETWEEN 1 AND 2 AS null_value, 5 BETWEEN NULL AND 10 AS null_low, 0 BETWEEN NULL AND 10 AS false_despite_null, 'b' BETWEEN 'a' AND 'c' AS text_between;
+SELECT 1.5 BETWEEN 1 AND 2 AS numeric_between, DATE '2024-03-01' BETWEEN '2024-01-01' AND '2024-12-31' AS date_between;
+SELECT 'hello' LIKE 'h%' AS prefix, 'hello' LIKE '%llo' AS suffix, 'hello' LIKE 'h_llo' AS one_char, 'hello' LIKE 'h_lo' AS too_short;
+SELECT 'hello' NOT LIKE 'h%' AS not_like, 'Hello' LIKE 'hello' AS case_sensitive, 'Hello' ILIKE 'hello' AS ilike, 'Hello' NOT ILIKE 'h%' AS not_ilike;
+SELECT '' LIKE '' AS empty, '' LIKE '%' AS empty_any, 'abc' LIKE '' AS nonempty_empty, '%' LIKE '\%' AS escaped_percent, 'a%' LIKE 'a\%' AS escaped_tail;
+SELECT 'a_c' LIKE 'a\_c' AS escaped_underscore, 'abc' LIKE 'a\_c' AS escaped_no_match, 'a\c' LIKE 'a\\c' AS escaped_backslash;
+SELECT '10%' LIKE '10!%' ESCAPE '!' AS custom_escape, '10x' LIKE '10!%' ESCAPE '!' AS custom_escape_miss, 'a\b' LIKE 'a\b' ESCAPE '' AS no_escape;
+SELECT 'abc' LIKE 'a%c%' AS multi, 'abcabc' LIKE '%bc%bc' AS repeated, 'mississippi' LIKE '%iss%ipp%' AS backtrack, 'héllo' LIKE 'h_llo' AS multibyte;
+SELECT 'abc' ~~ 'a%' AS op_like, 'abc' !~~ 'a%' AS op_not_like, 'ABC' ~~* 'a%' AS op_ilike, 'ABC' !~~* 'a%' AS op_not_ilike;
+SELECT NULL LIKE 'a' AS null_text, 'a' LIKE NULL AS null_pattern, 'abc'::char(5) LIKE 'abc' AS bpchar_padded, 'abc'::char(5) LIKE 'abc%' AS bpchar_prefix;
+SELECT 'abc'::bytea LIKE 'a%'::bytea AS bytea_like, 'abc'::varchar LIKE 'a%' AS varchar_like, 'abc'::name LIKE 'a_c' AS name_like;
+SELECT 1 IS DISTINCT FROM 2 AS differ, 1 IS DISTINCT FROM 1 AS same, NULL IS DISTINCT FROM 1 AS null_one, NULL::int IS DISTINCT FROM NULL AS both_null;
+SELECT 1 IS NOT DISTINCT FROM 1 AS nd_same, NULL IS NOT DISTINCT FROM NULL AS nd_nulls, 1 IS NOT DISTINCT FROM NULL AS nd_one_null, 1.0 IS NOT DISTINCT FROM 1 AS nd_numeric;
+SELECT true IS TRUE AS t_true, NULL::bool IS TRUE AS null_true, false IS NOT TRUE AS f_not_true, NULL::bool IS NOT TRUE AS null_not_true;
+SELECT false IS FALSE AS f_false, NULL::bool IS FALSE AS null_false, true IS NOT FALSE AS t_not_false, NULL::bool IS NOT FALSE AS null_not_false;
+SELECT NULL::bool IS UNKNOWN AS null_unknown, true IS UNKNOWN AS t_unknown, NULL::bool IS NOT UNKNOWN AS null_not_unknown, 'yes' IS TRUE AS literal_true;
+SELECT 1 WHERE 2 IN (1, 2, 3) AND 'x' LIKE 'x' AND 5 BETWEEN 1 AND 9;
+\set ON_ERROR_STOP 0
+SELECT 1 IN (1, 'a');
+SELECT 1 IN ('a'::text, 2);
+SELECT 1 IN (1, true);
+SELECT 1 BETWEEN 'a'::text AND 2;
+SELECT 1 LIKE 'a';
+SELECT 'abc' LIKE 'ab\';
+SELECT 'abc' LIKE 'a%\';
+SELECT 'abc' LIKE 'abc\';
+SELECT 'abc' LIKE 'a' ESCAPE 'xy';
+SELECT 1 IS DISTINCT FROM 'a'::text;
+SELECT 1 IS TRUE;
+SELECT 'maybe' IS TRUE;
+SELECT 1 IN (1, 1/0);
+\set ON_ERROR_STOP 1
