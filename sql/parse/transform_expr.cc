@@ -28,7 +28,25 @@ std::string_view SqlValueFunctionName(PgQuery__SQLValueFunctionOp op) {
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N: return "current_timestamp";
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP:
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N: return "localtimestamp";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE: return "current_role";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER: return "current_user";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER: return "user";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER: return "session_user";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: return "current_catalog";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA: return "current_schema";
     default: return {};
+  }
+}
+
+// The built-in function a SQL value function calls, where it differs from its column name
+// (PostgreSQL's ExecEvalSQLValueFunction: CURRENT_ROLE and USER are current_user,
+// CURRENT_CATALOG is current_database).
+std::string_view SqlValueFunctionCall(PgQuery__SQLValueFunctionOp op) {
+  switch (op) {
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER: return "current_user";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: return "current_database";
+    default: return SqlValueFunctionName(op);
   }
 }
 
@@ -404,7 +422,7 @@ std::expected<ExprPtr, Error> Transformer::TransformSqlValueFunction(const PgQue
   std::string_view name = SqlValueFunctionName(node.op);
   if (name.empty()) return std::unexpected(NotSupported("this SQL value function", node.location));
   ExprPtr call = Make(ExprKind::kFunction, node.location);
-  call->text = name;
+  call->text = SqlValueFunctionCall(node.op);
   bool with_precision = node.op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N ||
                         node.op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N;
   if (!with_precision) return call;

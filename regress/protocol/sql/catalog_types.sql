@@ -18,3 +18,6 @@ SELECT format_type(1043, 14), format_type(1042, -1), format_type(1042, NULL), fo
 SELECT format_type(23, -1), format_type(1114, 0), format_type(1043, -1), format_type(1700, -1), format_type(26, -1), format_type(2205, -1);
 SELECT quote_ident('t'), quote_ident('Foo'), quote_ident('select'), quote_ident('a"b'), quote_ident('_x1'), pg_encoding_to_char(6), pg_encoding_to_char(0);
 SELECT obj_description(16999, 'pg_class') IS NULL, col_description(16999, 1) IS NULL, obj_description(16999) IS NULL;
+-- The SQL value functions for the session (the user's name differs between servers: compared only).
+SELECT current_user = session_user, user = current_role, current_user = current_user::text, current_catalog = current_database(), current_schema, current_schema();
+SELECT 'pg_toast'::name ~ '^pg_', 'x'::varchar ~ 'x', 'abc'::char(3) ~* 'ABC';
