@@ -421,6 +421,20 @@ public class JdbcTest {
           check(m.getColumnTypeName(2).equals("char") && m.getColumnType(2) == java.sql.Types.CHAR,
               "\"char\" column " + m.getColumnTypeName(2) + " " + m.getColumnType(2));
         }
+        // DatabaseMetaData.getTables: the driver's pg_namespace/pg_class/pg_description query
+        // (regress/protocol/catalog_queries/pgjdbc_getTables.sql) end to end.
+        st.execute("CREATE TABLE jdbc_meta_b (a int)");
+        st.execute("CREATE TABLE jdbc_meta_a (id serial PRIMARY KEY)");
+        try (ResultSet rs = md.getTables(null, "public", "jdbc_meta%", new String[] {"TABLE"})) {
+          StringBuilder got = new StringBuilder();
+          while (rs.next()) {
+            got.append(rs.getString("TABLE_SCHEM")).append('.').append(rs.getString("TABLE_NAME")).append(':')
+                .append(rs.getString("TABLE_TYPE")).append(rs.getString("REMARKS") == null ? "" : "+remarks").append(' ');
+          }
+          check(got.toString().equals("public.jdbc_meta_a:TABLE public.jdbc_meta_b:TABLE "), "getTables " + got);
+        } finally {
+          st.execute("DROP TABLE jdbc_meta_a, jdbc_meta_b");
+        }
       }
     }
   }
