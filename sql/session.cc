@@ -51,6 +51,7 @@ struct Analysis {
   std::shared_ptr<const QueryCatalog> catalog;  // what names resolved against; null: none read
   std::optional<BoundQuery> query;              // SELECT, or the query of COPY (query) TO
   std::optional<Binder::BoundDml> dml;          // INSERT, UPDATE, DELETE
+  std::optional<InsertPlan> copy_from;          // COPY table FROM STDIN
   std::shared_ptr<const Analysis> explained;    // EXPLAIN's statement
   // The result columns (SELECT's, RETURNING's, or EXPLAIN's one text column).
   const std::vector<OutputColumn>* Columns() const {
@@ -302,7 +303,18 @@ std::expected<std::shared_ptr<const Analysis>, Error> SessionImpl::Bind(const St
     });
   }
   const SelectStmt* select = std::get_if<SelectStmt>(&statement.node);
-  if (const auto* copy = std::get_if<CopyStmt>(&statement.node)) select = copy->query.get();
+  if (const auto* copy = std::get_if<CopyStmt>(&statement.node)) {
+    select = copy->query.get();
+    if (select == nullptr && copy->is_from) {
+      auto plan = binder.BindCopyFrom(*copy);
+      if (!plan) return std::unexpected(plan.error());
+      analysis->copy_from = std::move(*plan);
+    } else if (select == nullptr) {
+      auto query = binder.BindCopyTo(*copy);
+      if (!query) return std::unexpected(query.error());
+      analysis->query = std::move(*query);
+    }
+  }
   if (select != nullptr) {
     auto bound = binder.BindQuery(*select);
     if (!bound) return std::unexpected(bound.error());
@@ -416,7 +428,11 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
       if (auto attached = Attach(*portal.analysis, ctx); !attached) return std::unexpected(attached.error());
     }
     if (is_select) return RunSelect(*portal.analysis->query, ctx);
-    return RunCopy(*copy, portal.analysis->query ? &*portal.analysis->query : nullptr, ctx, sink);
+    if (portal.analysis->copy_from) {
+      if (auto writable = CheckWritable("COPY FROM", settings_); !writable) return std::unexpected(writable.error());
+      return RunCopyFrom(*copy, *portal.analysis->copy_from, ctx, sink);
+    }
+    return RunCopy(*copy, *portal.analysis->query, ctx, sink);
   }
   if (std::holds_alternative<ExplainStmt>(node)) {
     auto analysis = Revalidate(p);

@@ -210,6 +210,84 @@ std::expected<Binder::BoundDml, Error> Binder::BindInsert(const InsertStmt& stmt
   return out;
 }
 
+// COPY's errors carry no position in PostgreSQL.
+std::expected<const storage::TableDesc*, Error> Binder::ResolveCopyTable(const CopyStmt& stmt) {
+  auto table = ResolveTable(stmt.relation);
+  if (!table) {
+    Error e = table.error();
+    e.position = 0;
+    return std::unexpected(e);
+  }
+  return table;
+}
+
+std::expected<InsertPlan, Error> Binder::BindCopyFrom(const CopyStmt& stmt) {
+  auto table = ResolveCopyTable(stmt);
+  if (!table) return std::unexpected(table.error());
+  const storage::TableDesc& t = **table;
+  InsertPlan plan;
+  plan.catalog = catalog_->snapshot;
+  plan.table = &t;
+  auto targets = CopyColumns(stmt, t);
+  if (!targets) return std::unexpected(targets.error());
+  for (const storage::ColumnDesc* c : *targets) plan.targets.push_back(c->attnum - 1);
+  plan.defaults.resize(t.columns.size());
+  for (const storage::ColumnDesc& c : t.columns) {
+    if (c.attisdropped || std::ranges::find(plan.targets, c.attnum - 1) != plan.targets.end()) continue;
+    auto d = BindDefault(c);
+    if (!d) return std::unexpected(d.error());
+    plan.defaults[c.attnum - 1] = std::move(*d);
+  }
+  auto checks = BindRowChecks(t);
+  if (!checks) return std::unexpected(checks.error());
+  plan.checks = std::move(*checks);
+  return plan;
+}
+
+std::expected<BoundQuery, Error> Binder::BindCopyTo(const CopyStmt& stmt) {
+  auto table = ResolveCopyTable(stmt);
+  if (!table) return std::unexpected(table.error());
+  auto targets = CopyColumns(stmt, **table);
+  if (!targets) return std::unexpected(targets.error());
+  // COPY t (cols) TO is SELECT cols FROM t, in the table's storage order.
+  std::vector<FromItem> items(1);
+  items[0].table = *table;
+  items[0].alias = (*table)->relname;
+  items[0].width = (*table)->columns.size();
+  std::vector<BoundExprPtr> columns;
+  std::vector<OutputColumn> out;
+  for (const storage::ColumnDesc* c : *targets) {
+    BoundExprPtr e = MakeBound(BoundKind::kColumn, c->type, -1);
+    e->column = c->attnum - 1;
+    columns.push_back(std::move(e));
+    out.push_back(OutputColumn{c->attname, c->type, c->atttypmod});
+  }
+  PlanPtr scan = PlanFrom(catalog_->snapshot, std::move(items), {}, nullptr);
+  return BoundQuery{std::make_shared<ProjectNode>(scan, std::move(columns)), std::move(out)};
+}
+
+std::expected<std::vector<const storage::ColumnDesc*>, Error> Binder::CopyColumns(const CopyStmt& stmt,
+                                                                                 const storage::TableDesc& t) {
+  std::vector<const storage::ColumnDesc*> targets;
+  if (stmt.columns.empty()) {
+    for (const storage::ColumnDesc& c : t.columns) {
+      if (!c.attisdropped) targets.push_back(&c);
+    }
+    return targets;
+  }
+  for (const std::string& name : stmt.columns) {
+    const storage::ColumnDesc* c = LiveColumn(t, name);
+    if (c == nullptr) {
+      return std::unexpected(MakeError("42703", fmt::format("column \"{}\" of relation \"{}\" does not exist", name, t.relname)));
+    }
+    if (std::ranges::find(targets, c) != targets.end()) {
+      return std::unexpected(MakeError("42701", fmt::format("column \"{}\" specified more than once", name)));
+    }
+    targets.push_back(c);
+  }
+  return targets;
+}
+
 std::expected<OnConflictPlan, Error> Binder::BindOnConflict(const OnConflict& oc, const storage::TableDesc& t,
                                                             const Scope& scope) {
   OnConflictPlan plan;

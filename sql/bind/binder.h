@@ -86,6 +86,10 @@ class Binder {
   std::expected<BoundDml, Error> BindInsert(const InsertStmt& stmt);
   std::expected<BoundDml, Error> BindUpdate(const UpdateStmt& stmt);
   std::expected<BoundDml, Error> BindDelete(const DeleteStmt& stmt);
+  // COPY table [(columns)] FROM STDIN: the insert its rows go through (no source plan).
+  std::expected<InsertPlan, Error> BindCopyFrom(const CopyStmt& stmt);
+  // COPY table [(columns)] TO STDOUT: the query it runs.
+  std::expected<BoundQuery, Error> BindCopyTo(const CopyStmt& stmt);
   // Makes `e` storable in `column`: PostgreSQL's assignment coercion, 42804 when there is none;
   // a typmod is applied as an assignment (22001 for a too long string).
   std::expected<BoundExprPtr, Error> CoerceToColumn(BoundExprPtr e, const storage::ColumnDesc& column);
@@ -138,6 +142,9 @@ class Binder {
   std::expected<RowChecks, Error> BindRowChecks(const storage::TableDesc& table);
   std::expected<std::vector<Assignment>, Error> BindAssignments(const std::vector<UpdateSet>& set,
                                                                 const storage::TableDesc& table, const Scope& scope);
+  std::expected<const storage::TableDesc*, Error> ResolveCopyTable(const CopyStmt& stmt);
+  std::expected<std::vector<const storage::ColumnDesc*>, Error> CopyColumns(const CopyStmt& stmt,
+                                                                           const storage::TableDesc& table);
   std::expected<OnConflictPlan, Error> BindOnConflict(const OnConflict& on_conflict, const storage::TableDesc& table,
                                                       const Scope& scope);
   // A binder for a subquery: same parameters, catalog and visible WITH queries.

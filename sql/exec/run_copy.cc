@@ -1,4 +1,4 @@
-// COPY (SELECT ...) TO STDOUT in PostgreSQL's text and CSV formats (copyto.c).
+// COPY (SELECT ...) and COPY table TO STDOUT in PostgreSQL's text and CSV formats (copyto.c).
 #include <fmt/format.h>
 
 #include "sql/exec/run_statement.h"
@@ -43,13 +43,12 @@ std::string Field(std::string_view s, const CopyStmt& stmt) {
 
 }  // namespace
 
-std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundQuery* query, ExecContext& ctx,
+std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundQuery& query, ExecContext& ctx,
                                               ResultSink& sink) {
-  if (query == nullptr) return std::unexpected(MakeError("0A000", "COPY of a table is not supported yet"));
-  auto result = RunSelect(*query, ctx);
+  auto result = RunSelect(query, ctx);
   if (!result) return result;
   std::vector<std::string> names;
-  for (const OutputColumn& c : query->columns) names.push_back(c.name);
+  for (const OutputColumn& c : query.columns) names.push_back(c.name);
   CopyFormat format;
   format.columns.assign(names.size(), Format::kText);
   sink.CopyOutBegin(format);

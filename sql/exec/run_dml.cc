@@ -8,6 +8,8 @@
 
 #include <unordered_set>
 
+#include "sql/exec/run_dml.h"
+
 #include "sql/exec/run_statement.h"
 #include "sql/exec/scan_cursor.h"
 #include "sql/types/type_io.h"
@@ -83,116 +85,105 @@ std::expected<Row, Error> Assign(const std::vector<Assignment>& set, const Row& 
   return updated;
 }
 
-class InsertRunner {
- public:
-  InsertRunner(const InsertPlan& plan, ExecContext& ctx)
-      : plan_(plan), ctx_(ctx), table_(plan.table->storage, ctx.db->caches) {}
+}  // namespace
 
-  std::expected<StatementOutput, Error> Run() {
-    StatementOutput out;
-    auto source = plan_.source->Open(ctx_);
-    if (!source) return std::unexpected(source.error());
-    Row input;
-    uint64_t inserted = 0;
-    while (true) {
-      auto more = (*source)->Next(input);
-      if (!more) return std::unexpected(more.error());
-      if (!*more) break;
-      auto row = BuildRow(input);
-      if (!row) return std::unexpected(row.error());
-      auto done = InsertOne(std::move(*row), out);
-      if (!done) return std::unexpected(done.error());
-      inserted += *done ? 1 : 0;
-    }
-    out.tag = fmt::format("INSERT 0 {}", inserted);
-    return out;
+RowInserter::RowInserter(const InsertPlan& plan, ExecContext& ctx)
+    : plan_(plan), ctx_(ctx), table_(std::make_unique<storage::Table>(plan.table->storage, ctx.db->caches)) {}
+
+RowInserter::~RowInserter() = default;
+
+std::expected<bool, Error> RowInserter::Insert(const Row& input) {
+  Row row;
+  for (const storage::ColumnDesc& c : plan_.table->columns) row.push_back(Value::Null(c.type));
+  for (size_t i = 0; i < plan_.targets.size(); ++i) row[plan_.targets[i]] = input[i];
+  for (size_t c = 0; c < plan_.defaults.size(); ++c) {
+    if (!plan_.defaults[c]) continue;
+    auto v = Evaluate(*plan_.defaults[c], ctx_);
+    if (!v) return std::unexpected(v.error());
+    row[c] = std::move(*v);
   }
-
- private:
-  std::expected<Row, Error> BuildRow(const Row& input) {
-    Row row;
-    for (const storage::ColumnDesc& c : plan_.table->columns) row.push_back(Value::Null(c.type));
-    for (size_t i = 0; i < plan_.targets.size(); ++i) row[plan_.targets[i]] = input[i];
-    for (size_t c = 0; c < plan_.defaults.size(); ++c) {
-      if (!plan_.defaults[c]) continue;
-      auto v = Evaluate(*plan_.defaults[c], ctx_);
-      if (!v) return std::unexpected(v.error());
-      row[c] = std::move(*v);
-    }
-    return row;
+  if (auto ok = CheckRow(plan_.checks, *plan_.table, row, ctx_); !ok) return std::unexpected(ok.error());
+  auto addr = table_->Insert(*ctx_.db->txn, row);
+  if (addr) {
+    if (plan_.on_conflict && plan_.on_conflict->update) touched_.insert(addr->raw);
+    return Emit(row);
   }
-
-  // Whether the row was inserted (or updated by ON CONFLICT DO UPDATE).
-  std::expected<bool, Error> InsertOne(Row row, StatementOutput& out) {
-    if (auto ok = CheckRow(plan_.checks, *plan_.table, row, ctx_); !ok) return std::unexpected(ok.error());
-    auto addr = table_.Insert(*ctx_.db->txn, row);
-    if (addr) {
-      if (plan_.on_conflict && plan_.on_conflict->update) touched_.insert(addr->raw);
-      if (!plan_.returning.empty()) return Emit(row, out);
-      return true;
-    }
-    const storage::StorageError& err = addr.error();
-    if (err.code != storage::StorageError::Code::kDuplicateKey) return std::unexpected(StorageFailure(err));
-    const std::optional<OnConflictPlan>& oc = plan_.on_conflict;
-    if (!oc || (oc->arbiter >= 0 && static_cast<uint32_t>(oc->arbiter) != err.index)) {
-      return std::unexpected(UniqueViolation(*plan_.table, err.index, row, ctx_.output));
-    }
-    if (!oc->update) return false;
-    return UpdateExisting(row, out);
+  const storage::StorageError& err = addr.error();
+  if (err.code != storage::StorageError::Code::kDuplicateKey) return std::unexpected(StorageFailure(err));
+  const std::optional<OnConflictPlan>& oc = plan_.on_conflict;
+  if (!oc || (oc->arbiter >= 0 && static_cast<uint32_t>(oc->arbiter) != err.index)) {
+    return std::unexpected(UniqueViolation(*plan_.table, err.index, row, ctx_.output));
   }
+  if (!oc->update) return false;
+  return UpdateExisting(row);
+}
 
-  std::expected<bool, Error> UpdateExisting(const Row& proposed, StatementOutput& out) {
-    const OnConflictPlan& oc = *plan_.on_conflict;
-    std::span<const Value> saved = ctx_.row;
-    ctx_.row = proposed;  // the arbiter lookup's key comes from the proposed row
-    auto scan = oc.existing->OpenScan(ctx_);
-    ctx_.row = saved;
-    if (!scan) return std::unexpected(scan.error());
-    Row existing;
-    auto found = (*scan)->Next(existing);
-    if (!found) return std::unexpected(found.error());
-    if (!*found) return std::unexpected(MakeError("XX000", "ON CONFLICT: the conflicting row was not found"));
-    txn::Addr addr = (*scan)->stored().addr();
-    if (!touched_.insert(addr.raw).second) {
-      Error e = MakeError("21000", "ON CONFLICT DO UPDATE command cannot affect row a second time");
-      e.hint = "Ensure that no rows proposed for insertion within the same command have duplicate constrained values.";
-      return std::unexpected(e);
-    }
-    Row both = existing;
-    both.insert(both.end(), proposed.begin(), proposed.end());
-    if (oc.where) {
-      auto keep = Holds(*oc.where, both, ctx_);
-      if (!keep) return std::unexpected(keep.error());
-      if (!*keep) return false;
-    }
-    auto updated = Assign(oc.set, existing, both, ctx_);
-    if (!updated) return std::unexpected(updated.error());
-    if (auto ok = CheckRow(plan_.checks, *plan_.table, *updated, ctx_); !ok) return std::unexpected(ok.error());
-    auto r = table_.Update(*ctx_.db->txn, (*scan)->stored(), *updated);
-    if (!r) {
-      if (r.error().code == storage::StorageError::Code::kDuplicateKey) {
-        return std::unexpected(UniqueViolation(*plan_.table, r.error().index, *updated, ctx_.output));
-      }
-      return std::unexpected(StorageFailure(r.error()));
-    }
-    if (!plan_.returning.empty()) return Emit(*updated, out);
-    return true;
+std::expected<bool, Error> RowInserter::UpdateExisting(const Row& proposed) {
+  const OnConflictPlan& oc = *plan_.on_conflict;
+  std::span<const Value> saved = ctx_.row;
+  ctx_.row = proposed;  // the arbiter lookup's key comes from the proposed row
+  auto scan = oc.existing->OpenScan(ctx_);
+  ctx_.row = saved;
+  if (!scan) return std::unexpected(scan.error());
+  Row existing;
+  auto found = (*scan)->Next(existing);
+  if (!found) return std::unexpected(found.error());
+  if (!*found) return std::unexpected(MakeError("XX000", "ON CONFLICT: the conflicting row was not found"));
+  txn::Addr addr = (*scan)->stored().addr();
+  if (!touched_.insert(addr.raw).second) {
+    Error e = MakeError("21000", "ON CONFLICT DO UPDATE command cannot affect row a second time");
+    e.hint = "Ensure that no rows proposed for insertion within the same command have duplicate constrained values.";
+    return std::unexpected(e);
   }
-
-  std::expected<bool, Error> Emit(const Row& row, StatementOutput& out) {
-    auto r = Returning(plan_.returning, row, ctx_);
-    if (!r) return std::unexpected(r.error());
-    out.rows.push_back(std::move(*r));
-    return true;
+  Row both = existing;
+  both.insert(both.end(), proposed.begin(), proposed.end());
+  if (oc.where) {
+    auto keep = Holds(*oc.where, both, ctx_);
+    if (!keep) return std::unexpected(keep.error());
+    if (!*keep) return false;
   }
+  auto updated = Assign(oc.set, existing, both, ctx_);
+  if (!updated) return std::unexpected(updated.error());
+  if (auto ok = CheckRow(plan_.checks, *plan_.table, *updated, ctx_); !ok) return std::unexpected(ok.error());
+  auto r = table_->Update(*ctx_.db->txn, (*scan)->stored(), *updated);
+  if (!r) {
+    if (r.error().code == storage::StorageError::Code::kDuplicateKey) {
+      return std::unexpected(UniqueViolation(*plan_.table, r.error().index, *updated, ctx_.output));
+    }
+    return std::unexpected(StorageFailure(r.error()));
+  }
+  return Emit(*updated);
+}
 
-  const InsertPlan& plan_;
-  ExecContext& ctx_;
-  storage::Table table_;
-  // Rows this command inserted or updated (by Addr): ON CONFLICT DO UPDATE may not change one
-  // of them again.
-  std::unordered_set<uint64_t> touched_;
-};
+std::expected<bool, Error> RowInserter::Emit(const Row& row) {
+  if (plan_.returning.empty()) return true;
+  auto r = Returning(plan_.returning, row, ctx_);
+  if (!r) return std::unexpected(r.error());
+  returned_.push_back(std::move(*r));
+  return true;
+}
+
+namespace {
+
+std::expected<StatementOutput, Error> RunInsert(const InsertPlan& plan, ExecContext& ctx) {
+  RowInserter inserter(plan, ctx);
+  auto source = plan.source->Open(ctx);
+  if (!source) return std::unexpected(source.error());
+  Row input;
+  uint64_t inserted = 0;
+  while (true) {
+    auto more = (*source)->Next(input);
+    if (!more) return std::unexpected(more.error());
+    if (!*more) break;
+    auto done = inserter.Insert(input);
+    if (!done) return std::unexpected(done.error());
+    inserted += *done ? 1 : 0;
+  }
+  StatementOutput out;
+  out.rows = std::move(inserter.returned());
+  out.tag = fmt::format("INSERT 0 {}", inserted);
+  return out;
+}
 
 // The rows a scan selects: their addresses and values, before any is changed.
 std::expected<std::vector<std::pair<txn::Addr, Row>>, Error> SelectRows(const TableScanNode& scan, ExecContext& ctx) {
@@ -260,7 +251,7 @@ std::expected<StatementOutput, Error> RunDelete(const DeletePlan& plan, ExecCont
 }  // namespace
 
 std::expected<StatementOutput, Error> RunDml(const DmlPlan& plan, ExecContext& ctx) {
-  if (const auto* insert = std::get_if<InsertPlan>(&plan)) return InsertRunner(*insert, ctx).Run();
+  if (const auto* insert = std::get_if<InsertPlan>(&plan)) return RunInsert(*insert, ctx);
   if (const auto* update = std::get_if<UpdatePlan>(&plan)) return RunUpdate(*update, ctx);
   return RunDelete(std::get<DeletePlan>(plan), ctx);
 }

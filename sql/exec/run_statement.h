@@ -40,10 +40,12 @@ std::expected<StatementOutput, Error> RunSet(const SetStmt& stmt, Settings& sett
 std::expected<StatementOutput, Error> RunShow(const ShowStmt& stmt, Settings& settings);
 std::expected<StatementOutput, Error> RunTransaction(const TransactionStmt& stmt, Settings& settings,
                                                      TransactionBlock& txn, ResultSink& sink);
-// COPY (query) TO STDOUT through the sink's COPY-out messages; COPY of a relation is not
-// supported yet.
-std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundQuery* query, ExecContext& ctx,
+// COPY (query) / COPY table TO STDOUT through the sink's COPY-out messages.
+std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundQuery& query, ExecContext& ctx,
                                               ResultSink& sink);
+// COPY table FROM STDIN through the sink's COPY-in messages (run_copy_from.cc).
+std::expected<StatementOutput, Error> RunCopyFrom(const CopyStmt& stmt, const InsertPlan& plan, ExecContext& ctx,
+                                                  ResultSink& sink);
 
 // INSERT, UPDATE, DELETE (run_dml.cc); ctx.db must be attached.
 std::expected<StatementOutput, Error> RunDml(const DmlPlan& plan, ExecContext& ctx);

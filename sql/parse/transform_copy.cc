@@ -50,6 +50,9 @@ std::expected<CopyStmt, Error> Transformer::TransformCopy(const PgQuery__CopyStm
       delimiter = value;
     } else if (name == "null") {
       null_string = value;
+    } else if (name == "freeze") {
+      // Frozen rows are a heap-visibility optimisation farmdb has no counterpart for: every
+      // committed row is visible to later snapshots anyway. Accepted and ignored.
     } else {
       return std::unexpected(NotSupported(fmt::format("COPY option \"{}\"", name), opt.location));
     }
