@@ -174,7 +174,10 @@ std::optional<Value> ReadValue(KeyReader& r, TypeId type) {
     case TypeId::kInt8:
     case TypeId::kDate:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: {
+    case TypeId::kTimestampTz:
+    case TypeId::kOid:
+    case TypeId::kRegclass:
+    case TypeId::kRegtype: {
       uint64_t v;
       if (!r.U64(v)) return std::nullopt;
       return Value::Int(type, static_cast<int64_t>(v ^ (uint64_t{1} << 63)));
@@ -196,6 +199,8 @@ std::optional<Value> ReadValue(KeyReader& r, TypeId type) {
     case TypeId::kBpchar:  // comes back without its padding (see AppendKeyColumn)
     case TypeId::kName:
     case TypeId::kBytea:
+    case TypeId::kChar:
+    case TypeId::kPgNodeTree:
     case TypeId::kVoid: {
       std::string s;
       if (!r.String(s)) return std::nullopt;
@@ -223,6 +228,9 @@ void AppendKeyColumn(std::string& out, const Value& v, const KeyColumn& c) {
       case TypeId::kDate:
       case TypeId::kTimestamp:
       case TypeId::kTimestampTz:
+      case TypeId::kOid:
+      case TypeId::kRegclass:
+      case TypeId::kRegtype:
         AppendU64(out, IntBits(v.AsInt()));
         break;
       case TypeId::kFloat4:
@@ -237,6 +245,8 @@ void AppendKeyColumn(std::string& out, const Value& v, const KeyColumn& c) {
       case TypeId::kVarchar:
       case TypeId::kName:
       case TypeId::kBytea:
+      case TypeId::kChar:
+      case TypeId::kPgNodeTree:
       case TypeId::kVoid:
         AppendString(out, v.AsString());
         break;

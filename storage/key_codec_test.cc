@@ -285,5 +285,27 @@ TEST(KeyCodecTest, KnownOrders) {
   EXPECT_LT(key(one, desc_nl), key(null, desc_nl));
 }
 
+// oid keys order as unsigned 32-bit numbers (oidlt), "char" keys bytewise (charlt); both decode.
+TEST(KeyCodecTest, CatalogTypesOrderAndRoundTrip) {
+  std::vector<KeyColumn> oid_col = {KeyColumn{TypeId::kOid}};
+  std::string small = EncodeKey(std::vector{Value::Int(TypeId::kOid, 26)}, oid_col);
+  std::string large = EncodeKey(std::vector{Value::Int(TypeId::kOid, 4294967295)}, oid_col);
+  EXPECT_LT(small, large);
+  auto decoded = DecodeKey(large, oid_col);
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_EQ((*decoded)[0].AsInt(), 4294967295);
+  EXPECT_EQ((*decoded)[0].type, TypeId::kOid);
+
+  std::vector<KeyColumn> char_col = {KeyColumn{TypeId::kChar}};
+  std::string a = EncodeKey(std::vector{Value::Str(TypeId::kChar, "a")}, char_col);
+  std::string high = EncodeKey(std::vector{Value::Str(TypeId::kChar, "\xe9")}, char_col);
+  std::string empty = EncodeKey(std::vector{Value::Str(TypeId::kChar, "")}, char_col);
+  EXPECT_LT(empty, a);
+  EXPECT_LT(a, high);
+  auto c = DecodeKey(high, char_col);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ((*c)[0].AsString(), "\xe9");
+}
+
 }  // namespace
 }  // namespace farmdb::storage

@@ -66,6 +66,9 @@ bool IsVariableWidth(TypeId type) {
     case TypeId::kDate:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kOid:
+    case TypeId::kRegclass:
+    case TypeId::kRegtype:
       return false;
     case TypeId::kUnknown:
     case TypeId::kNumeric:
@@ -74,6 +77,8 @@ bool IsVariableWidth(TypeId type) {
     case TypeId::kBpchar:
     case TypeId::kName:
     case TypeId::kBytea:
+    case TypeId::kChar:
+    case TypeId::kPgNodeTree:
     case TypeId::kVoid:
       return true;
   }
@@ -199,6 +204,9 @@ Value RowView::Get(size_t i, TypeId type) const {
     case TypeId::kDate:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kOid:
+    case TypeId::kRegclass:
+    case TypeId::kRegtype:
       return Value::Int(type, GetInt(i));
     case TypeId::kFloat4:
     case TypeId::kFloat8:
@@ -215,6 +223,8 @@ Value RowView::Get(size_t i, TypeId type) const {
     case TypeId::kBpchar:
     case TypeId::kName:
     case TypeId::kBytea:
+    case TypeId::kChar:
+    case TypeId::kPgNodeTree:
     case TypeId::kVoid:
       return Value::Str(type, std::string(GetBytes(i)));
   }

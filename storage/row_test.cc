@@ -145,5 +145,22 @@ TEST(RowDeathTest, WrongWidthClassAborts) {
   EXPECT_DEATH(view.Get(1, TypeId::kInt8), "");
 }
 
+// The catalog types: oid/regclass/regtype fixed-width (values up to 2^32 - 1), "char" and
+// pg_node_tree variable-width.
+TEST(RowTest, CatalogTypesRoundTrip) {
+  RowSchema schema{1, {TypeId::kOid, TypeId::kRegclass, TypeId::kChar, TypeId::kChar, TypeId::kPgNodeTree}};
+  std::vector<Value> values = {Value::Int(TypeId::kOid, 4294967295), Value::Int(TypeId::kRegclass, 16385),
+                               Value::Str(TypeId::kChar, "r"), Value::Str(TypeId::kChar, ""),
+                               Value::Str(TypeId::kPgNodeTree, "(a > 0)")};
+  std::string bytes = EncodeRow(schema, values);
+  auto view = RowView::Parse(bytes);
+  ASSERT_TRUE(view.has_value());
+  EXPECT_EQ(view->Get(0, TypeId::kOid).AsInt(), 4294967295);
+  EXPECT_EQ(view->Get(1, TypeId::kRegclass).AsInt(), 16385);
+  EXPECT_EQ(view->Get(2, TypeId::kChar).AsString(), "r");
+  EXPECT_EQ(view->Get(3, TypeId::kChar).AsString(), "");
+  EXPECT_EQ(view->Get(4, TypeId::kPgNodeTree).AsString(), "(a > 0)");
+}
+
 }  // namespace
 }  // namespace farmdb::storage

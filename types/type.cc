@@ -6,7 +6,7 @@
 namespace farmdb {
 namespace {
 
-constexpr std::array<TypeInfo, 17> kTypes = {{
+constexpr std::array<TypeInfo, 22> kTypes = {{
     {TypeId::kUnknown, 705, -2, "unknown", "unknown"},
     {TypeId::kBool, 16, 1, "bool", "boolean"},
     {TypeId::kInt2, 21, 2, "int2", "smallint"},
@@ -24,6 +24,11 @@ constexpr std::array<TypeInfo, 17> kTypes = {{
     {TypeId::kTimestamp, 1114, 8, "timestamp", "timestamp without time zone"},
     {TypeId::kTimestampTz, 1184, 8, "timestamptz", "timestamp with time zone"},
     {TypeId::kVoid, 2278, 4, "void", "void"},
+    {TypeId::kOid, 26, 4, "oid", "oid"},
+    {TypeId::kChar, 18, 1, "char", "\"char\""},
+    {TypeId::kRegclass, 2205, 4, "regclass", "regclass"},
+    {TypeId::kRegtype, 2206, 4, "regtype", "regtype"},
+    {TypeId::kPgNodeTree, 194, -1, "pg_node_tree", "pg_node_tree"},
 }};
 
 struct Alias {
@@ -32,7 +37,7 @@ struct Alias {
 };
 
 // Spellings the grammar accepts besides typname and sql_name (lower-case).
-constexpr std::array<Alias, 12> kAliases = {{
+constexpr std::array<Alias, 11> kAliases = {{
     {"int", TypeId::kInt4},
     {"boolean", TypeId::kBool},
     {"float", TypeId::kFloat8},
@@ -43,7 +48,6 @@ constexpr std::array<Alias, 12> kAliases = {{
     {"real", TypeId::kFloat4},
     {"smallint", TypeId::kInt2},
     {"bigint", TypeId::kInt8},
-    {"char", TypeId::kBpchar},  // the grammar's CHAR(n), not the quoted "char" type
     {"timestamp with time zone", TypeId::kTimestampTz},
 }};
 
@@ -77,6 +81,10 @@ bool IsInteger(TypeId type) {
 bool IsNumeric(TypeId type) {
   return IsInteger(type) || type == TypeId::kFloat4 || type == TypeId::kFloat8 ||
          type == TypeId::kNumeric;
+}
+
+bool IsOidLike(TypeId type) {
+  return type == TypeId::kOid || type == TypeId::kRegclass || type == TypeId::kRegtype;
 }
 
 bool IsString(TypeId type) {

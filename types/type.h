@@ -31,6 +31,12 @@ enum class TypeId : uint8_t {
   kTimestamp,
   kTimestampTz,  // microseconds since 2000-01-01 00:00 UTC; shown in the session's TimeZone
   kVoid,  // result of functions that return nothing (pg_sleep)
+  // Catalog types (pg_catalog views and the functions psql and pgjdbc call):
+  kOid,         // unsigned 32-bit object identifier, held as int64_t in [0, 2^32)
+  kChar,        // "char": one byte (or none), pg_class.relkind and friends
+  kRegclass,    // an oid shown as a relation name (regclassin/out look the catalog up)
+  kRegtype,     // an oid shown as a type name
+  kPgNodeTree,  // pg_attrdef.adbin and other stored expressions: output only (text)
 };
 
 struct TypeInfo {
@@ -49,6 +55,7 @@ std::optional<TypeId> TypeFromName(std::string_view name);
 bool IsInteger(TypeId type);
 bool IsNumeric(TypeId type);  // integers, floats, numeric
 bool IsString(TypeId type);   // text, varchar, bpchar, name (the string category)
+bool IsOidLike(TypeId type);  // oid, regclass, regtype: an int64_t in [0, 2^32)
 
 // A bpchar value without its padding: what comparison, keys, casts to text and length() see.
 inline std::string_view TrimTrailingBlanks(std::string_view s) {

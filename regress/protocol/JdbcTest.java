@@ -411,6 +411,30 @@ public class JdbcTest {
         try (ResultSet rs = st.executeQuery("SHOW client_encoding")) {
           check(rs.next() && rs.getString(1).equals("UTF8"), "client_encoding from startup");
         }
+        // Catalog types the driver knows without a pg_type lookup: oid (BIGINT) and "char".
+        try (ResultSet rs = st.executeQuery("SELECT 4294967295::oid, 'r'::\"char\", 'pg_toast' ~ '^pg_'")) {
+          java.sql.ResultSetMetaData m = rs.getMetaData();
+          check(rs.next() && rs.getLong(1) == 4294967295L && rs.getString(2).equals("r") && rs.getBoolean(3),
+              "oid, \"char\" and ~ values");
+          check(m.getColumnTypeName(1).equals("oid") && m.getColumnType(1) == java.sql.Types.BIGINT,
+              "oid column " + m.getColumnTypeName(1) + " " + m.getColumnType(1));
+          check(m.getColumnTypeName(2).equals("char") && m.getColumnType(2) == java.sql.Types.CHAR,
+              "\"char\" column " + m.getColumnTypeName(2) + " " + m.getColumnType(2));
+        }
+        // DatabaseMetaData.getTables: the driver's pg_namespace/pg_class/pg_description query
+        // (regress/protocol/catalog_queries/pgjdbc_getTables.sql) end to end.
+        st.execute("CREATE TABLE jdbc_meta_b (a int)");
+        st.execute("CREATE TABLE jdbc_meta_a (id serial PRIMARY KEY)");
+        try (ResultSet rs = md.getTables(null, "public", "jdbc_meta%", new String[] {"TABLE"})) {
+          StringBuilder got = new StringBuilder();
+          while (rs.next()) {
+            got.append(rs.getString("TABLE_SCHEM")).append('.').append(rs.getString("TABLE_NAME")).append(':')
+                .append(rs.getString("TABLE_TYPE")).append(rs.getString("REMARKS") == null ? "" : "+remarks").append(' ');
+          }
+          check(got.toString().equals("public.jdbc_meta_a:TABLE public.jdbc_meta_b:TABLE "), "getTables " + got);
+        } finally {
+          st.execute("DROP TABLE jdbc_meta_a, jdbc_meta_b");
+        }
       }
     }
   }

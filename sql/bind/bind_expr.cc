@@ -27,6 +27,10 @@ bool ImplicitlyCastable(TypeId from, TypeId to) {
   if (from == to) return true;
   if (IsNumeric(from) && IsNumeric(to)) return Rank(from) < Rank(to);
   if (IsString(from) && IsString(to)) return to != TypeId::kName;
+  // pg_cast's implicit casts among the catalog types: integers -> oid/regclass/regtype, oid <->
+  // regclass/regtype, "char" and pg_node_tree -> text.
+  if (IsOidLike(to) && (IsInteger(from) || IsOidLike(from))) return true;
+  if ((from == TypeId::kChar || from == TypeId::kPgNodeTree) && to == TypeId::kText) return true;
   // date -> timestamp -> timestamptz, as pg_cast's implicit casts.
   auto rank = [](TypeId t) { return t == TypeId::kDate ? 1 : t == TypeId::kTimestamp ? 2 : t == TypeId::kTimestampTz ? 3 : 0; };
   return rank(from) != 0 && rank(to) != 0 && rank(from) < rank(to);
@@ -66,7 +70,8 @@ std::expected<BoundExprPtr, Error> Binder::Coerce(BoundExprPtr e, TypeId target)
     if (e->value.IsNull()) {
       e->value = Value::Null(target);
     } else {
-      auto v = ParseText(target, e->value.AsString(), text_options_);
+      auto v = target == TypeId::kRegclass ? ParseRegclassLiteral(e->value.AsString())
+                                           : ParseText(target, e->value.AsString(), text_options_);
       if (!v) {
         Error err = v.error();
         err.position = CharPosition(source_, e->location);

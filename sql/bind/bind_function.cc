@@ -1,5 +1,7 @@
 // Function calls and the operators kept as data (sql/exec/builtins.h): candidates by name,
 // PostgreSQL's overload resolution (overload.cc), implicit casts of the arguments.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sql/bind/binder.h"
@@ -67,7 +69,7 @@ std::expected<BoundExprPtr, Error> Binder::BindFunction(const Expr& expr) {
     session_sigs.push_back(&sig);
     builtins.push_back(nullptr);
   }
-  for (auto table : {StringFunctions(), MathFunctions(), DateTimeFunctions(), FormattingFunctions()}) {
+  for (auto table : {StringFunctions(), MathFunctions(), DateTimeFunctions(), FormattingFunctions(), CatalogFunctions()}) {
     for (const Builtin& b : table) {
       if (b.name != expr.text) continue;
       candidates.push_back({b.args, b.variadic_any});
@@ -84,7 +86,14 @@ std::expected<BoundExprPtr, Error> Binder::BindFunction(const Expr& expr) {
     e.hint = ambiguous ? kNotUniqueFunctionHint : kNoFunctionHint;
     return std::unexpected(e);
   }
-  if (const Builtin* b = builtins[choice.index]) return BindBuiltinCall(*b, std::move(args), expr.location);
+  if (const Builtin* b = builtins[choice.index]) {
+    if (std::ranges::any_of(CatalogFunctions(), [&](const Builtin& c) { return &c == b; })) {
+      // Catalog functions read the statement's catalog snapshot (ExecContext::db), which a
+      // statement has when its binding loaded it.
+      if (auto loaded = LoadCatalog(); !loaded) return std::unexpected(loaded.error());
+    }
+    return BindBuiltinCall(*b, std::move(args), expr.location);
+  }
   const Signature& sig = *session_sigs[choice.index];
   BoundExprPtr e = MakeBound(BoundKind::kFunction, sig.result, expr.location);
   e->function = sig.function;
@@ -116,7 +125,7 @@ std::expected<BoundExprPtr, Error> Binder::BindBuiltinCall(const Builtin& b, std
 std::expected<BoundExprPtr, Error> Binder::BindExtraOperator(std::string_view op, std::vector<BoundExprPtr> args, int location) {
   std::vector<OverloadCandidate> candidates;
   std::vector<const Builtin*> builtins;
-  for (auto table : {MathOperators(), StringOperators()}) {
+  for (auto table : {MathOperators(), StringOperators(), RegexOperators()}) {
     for (const Builtin& b : table) {
       if (b.name != op || b.args.size() != args.size()) continue;
       candidates.push_back({b.args, false});

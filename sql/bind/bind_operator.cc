@@ -105,6 +105,9 @@ std::expected<BoundExprPtr, Error> Binder::BindCompare(std::string_view op, Boun
   else if (lt == rt) common = lt;
   else if (IsNumeric(lt) && IsNumeric(rt)) common = PromoteNumeric(lt, rt);
   else if (IsString(lt) && IsString(rt)) common = TypeId::kText;
+  // oideq: oid, regclass, regtype and integers compare as oid; "char" with a string as text.
+  else if ((IsOidLike(lt) || IsOidLike(rt)) && (IsOidLike(lt) || IsInteger(lt)) && (IsOidLike(rt) || IsInteger(rt))) common = TypeId::kOid;
+  else if ((lt == TypeId::kChar && IsString(rt)) || (rt == TypeId::kChar && IsString(lt))) common = TypeId::kText;
   // Date/time operands meet at the later of the two in date -> timestamp -> timestamptz.
   else if (IsDateTime(lt) && IsDateTime(rt)) common = ImplicitlyCastable(lt, rt) ? rt : lt;
   else {

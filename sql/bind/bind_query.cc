@@ -334,6 +334,10 @@ std::expected<void, Error> Binder::BindFromItem(const TableRef& ref, Block& bloc
         if (table.error().sqlstate != "42P01" || !name.schema.empty()) return std::unexpected(table.error());
       }
       const SystemView* view = FindSystemView(name.schema.empty() ? "pg_catalog" : name.schema, name.name);
+      if (view != nullptr) {
+        // A system view's rows are generated from the statement's catalog snapshot.
+        if (auto loaded = LoadCatalog(); !loaded) return std::unexpected(loaded.error());
+      }
       if (view == nullptr) {
         return std::unexpected(ErrorAt("42P01", fmt::format("relation \"{}\" does not exist",
                                                             name.schema.empty() ? name.name : name.schema + "." + name.name),

@@ -110,6 +110,9 @@ class Binder {
   std::expected<BoundExprPtr, Error> BindArith(std::string_view op, BoundExprPtr l, BoundExprPtr r, int location);
   std::expected<BoundExprPtr, Error> BindCompare(std::string_view op, BoundExprPtr l, BoundExprPtr r, int location);
   std::expected<BoundExprPtr, Error> BindConcat(BoundExprPtr l, BoundExprPtr r, int location);
+  // 'name'::regclass resolved against the statement's catalog at bind time, as PostgreSQL's
+  // parse analysis does (bind_catalog_function.cc).
+  std::expected<Value, Error> ParseRegclassLiteral(std::string_view text);
   std::expected<BoundExprPtr, Error> BindBool(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindCase(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindCoalesce(const Expr& expr);

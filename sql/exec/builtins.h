@@ -35,11 +35,16 @@ std::span<const Builtin> StringFunctions();
 std::span<const Builtin> MathFunctions();
 std::span<const Builtin> DateTimeFunctions();
 std::span<const Builtin> FormattingFunctions();  // to_char (to_char.cc)
+// The catalog functions psql and pgjdbc call: format_type, pg_get_indexdef, current_user, ...
+// (functions_catalog.cc). The binder loads the statement's catalog for a call of one of these.
+std::span<const Builtin> CatalogFunctions();
 // Operators beyond + - * / % comparisons and ||: ^ @ |/ ||/ and the integer bit operators
 // (functions_math.cc), the LIKE family ~~ !~~ ~~* !~~* (functions_string.cc). Prefix
 // operators have one argument.
 std::span<const Builtin> MathOperators();
 std::span<const Builtin> StringOperators();
+// The regular expression matches ~ !~ ~* !~* (functions_catalog.cc).
+std::span<const Builtin> RegexOperators();
 
 // Calls e.builtin; NULL in an argument of a strict one gives NULL (predicates.cc).
 std::expected<Value, Error> CallBuiltin(const BoundExpr& e, std::span<const Value> args, ExecContext& ctx);

@@ -1,6 +1,7 @@
 #include "sql/exec/evaluate.h"
 
 #include "sql/exec/builtins.h"
+#include "sql/exec/functions_catalog.h"
 #include "sql/types/cast.h"
 
 namespace farmdb::sql {
@@ -130,7 +131,8 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
   }
   switch (e.kind) {
     case BoundKind::kCast: {
-      auto v = Cast(args[0], e.type, ctx.output);
+      auto v = e.type == TypeId::kRegclass || args[0].type == TypeId::kRegclass ? CastRegclass(args[0], e.type, ctx)
+                                                                                : Cast(args[0], e.type, ctx.output);
       if (!v || e.typmod < 0) return v;
       return ApplyTypmod(std::move(*v), e.typmod, e.assignment);
     }

@@ -143,6 +143,9 @@ int CompareValues(const Value& l, const Value& r) {
     case TypeId::kDate:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kOid:
+    case TypeId::kRegclass:
+    case TypeId::kRegtype:
       return sign(l.AsInt(), r.AsInt());
     case TypeId::kFloat4:
     case TypeId::kFloat8: {

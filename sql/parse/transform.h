@@ -67,6 +67,7 @@ class Transformer {
   std::expected<ExprPtr, Error> TransformAExpr(const PgQuery__AExpr& node);
   std::expected<ExprPtr, Error> TransformFuncCall(const PgQuery__FuncCall& node);
   std::expected<ExprPtr, Error> TransformCase(const PgQuery__CaseExpr& node);
+  std::expected<ExprPtr, Error> TransformCollate(const PgQuery__CollateClause& node);
   std::expected<ExprPtr, Error> TransformTypeCast(const PgQuery__TypeCast& node);
   std::expected<ExprPtr, Error> TransformSqlValueFunction(const PgQuery__SQLValueFunction& node);
   std::expected<ExprPtr, Error> TransformList(ExprKind kind, PgQuery__Node** items, size_t n, int location);

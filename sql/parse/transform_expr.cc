@@ -28,7 +28,25 @@ std::string_view SqlValueFunctionName(PgQuery__SQLValueFunctionOp op) {
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N: return "current_timestamp";
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP:
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N: return "localtimestamp";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE: return "current_role";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER: return "current_user";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER: return "user";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER: return "session_user";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: return "current_catalog";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA: return "current_schema";
     default: return {};
+  }
+}
+
+// The built-in function a SQL value function calls, where it differs from its column name
+// (PostgreSQL's ExecEvalSQLValueFunction: CURRENT_ROLE and USER are current_user,
+// CURRENT_CATALOG is current_database).
+std::string_view SqlValueFunctionCall(PgQuery__SQLValueFunctionOp op) {
+  switch (op) {
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER: return "current_user";
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: return "current_database";
+    default: return SqlValueFunctionName(op);
   }
 }
 
@@ -249,6 +267,17 @@ std::expected<ExprPtr, Error> Transformer::TransformFuncCall(const PgQuery__Func
   return e;
 }
 
+// farmdb compares strings bytewise, which is what the default (in a C-locale database), C and
+// POSIX collations do; psql writes `... COLLATE pg_catalog.default` after its name patterns.
+std::expected<ExprPtr, Error> Transformer::TransformCollate(const PgQuery__CollateClause& node) {
+  std::string_view name = LastName(node.collname, node.n_collname);
+  bool qualified_ok = node.n_collname == 1 || AsciiLower(node.collname[0]->string->sval) == "pg_catalog";
+  if (!qualified_ok || (name != "default" && name != "C" && name != "POSIX")) {
+    return std::unexpected(NotSupported("COLLATE", node.location));
+  }
+  return TransformExpr(*node.arg);
+}
+
 std::expected<ExprPtr, Error> Transformer::TransformCase(const PgQuery__CaseExpr& node) {
   ExprPtr e = Make(ExprKind::kCase, node.location);
   auto add = [&](const PgQuery__Node* n) -> std::expected<void, Error> {
@@ -379,7 +408,7 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
     case PG_QUERY__NODE__NODE_ROW_EXPR:
       return std::unexpected(NotSupported("row constructors", node.row_expr->location));
     case PG_QUERY__NODE__NODE_COLLATE_CLAUSE:
-      return std::unexpected(NotSupported("COLLATE", node.collate_clause->location));
+      return TransformCollate(*node.collate_clause);
     case PG_QUERY__NODE__NODE_GROUPING_FUNC:
       return std::unexpected(NotSupported("GROUPING", node.grouping_func->location));
     case PG_QUERY__NODE__NODE_A_INDIRECTION:
@@ -393,7 +422,7 @@ std::expected<ExprPtr, Error> Transformer::TransformSqlValueFunction(const PgQue
   std::string_view name = SqlValueFunctionName(node.op);
   if (name.empty()) return std::unexpected(NotSupported("this SQL value function", node.location));
   ExprPtr call = Make(ExprKind::kFunction, node.location);
-  call->text = name;
+  call->text = SqlValueFunctionCall(node.op);
   bool with_precision = node.op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N ||
                         node.op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N;
   if (!with_precision) return call;

@@ -24,6 +24,7 @@ struct SystemViewContext {
   std::string_view database;      // the session's database (pg_database, current_database())
   std::string_view user;          // the session's user
   std::span<const std::string> search_path;  // pg_table_is_visible, current_schemas
+  std::span<const std::string> databases;    // every database the engine serves (pg_database)
 };
 
 struct SystemColumn {
@@ -37,6 +38,10 @@ class SystemView {
   virtual ~SystemView() = default;
   virtual std::string_view schema() const = 0;  // "pg_catalog" or "information_schema"
   virtual std::string_view name() const = 0;
+  // Its pg_class row: PostgreSQL 15's OID for the relation, 'r' for a catalog table, 'v' for a
+  // view (pg_roles, the information_schema views).
+  virtual Oid oid() const = 0;
+  virtual char relkind() const = 0;
   virtual const std::vector<SystemColumn>& columns() const = 0;
   // Every row of the view, one Value per column (NULL or the column's type).
   virtual std::vector<std::vector<Value>> Rows(const SystemViewContext& context) const = 0;
@@ -44,5 +49,9 @@ class SystemView {
 
 // The view `schema`.`name`, or nullptr.
 const SystemView* FindSystemView(std::string_view schema, std::string_view name);
+// The view whose pg_class OID is `oid`, or nullptr.
+const SystemView* SystemViewByOid(Oid oid);
+// Every view, in registry order (tests; pg_class rows for the views would come from here).
+std::vector<const SystemView*> AllSystemViews();
 
 }  // namespace farmdb::sql

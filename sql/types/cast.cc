@@ -75,6 +75,9 @@ bool CanCast(TypeId from, TypeId to) {
   if ((from == TypeId::kBool && to == TypeId::kInt4) || (from == TypeId::kInt4 && to == TypeId::kBool)) {
     return true;
   }
+  // pg_cast: integers to oid/regclass/regtype, back to int4/int8, and among the three.
+  if (IsOidLike(to) && (IsInteger(from) || IsOidLike(from))) return true;
+  if (IsOidLike(from) && (to == TypeId::kInt4 || to == TypeId::kInt8)) return true;
   auto date_time = [](TypeId t) { return t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampTz; };
   return date_time(from) && date_time(to);
 }
@@ -98,6 +101,17 @@ std::expected<Value, Error> Cast(const Value& value, TypeId target, const TextOp
     return ParseText(target, text, options);  // name truncates; text/varchar keep it whole
   }
   if (IsTextLike(from)) return ParseText(target, value.AsString(), options);
+  if (IsOidLike(target)) {
+    // int2/int4 -> oid reinterpret the bits (binary coercion); int8 -> oid checks the range
+    // (int8_to_oid); between oid, regclass and regtype the value is the same.
+    int64_t v = value.AsInt();
+    if (from == TypeId::kInt8 && (v < 0 || v > UINT32_MAX)) return std::unexpected(MakeError("22003", "OID out of range"));
+    return Value::Int(target, v & int64_t{UINT32_MAX});
+  }
+  if (IsOidLike(from)) {  // oid -> int4 is a binary coercion (wraps); oid -> int8 widens
+    int64_t v = value.AsInt();
+    return Value::Int(target, target == TypeId::kInt4 ? static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(v))) : v);
+  }
   if (IsInteger(from)) {
     int64_t v = value.AsInt();
     if (IsInteger(target)) return CheckedInt(target, v);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "types/binary_reader.h"
+#include "sql/types/catalog_types.h"
 #include "sql/types/datetime.h"
 
 namespace farmdb::sql {
@@ -260,6 +261,19 @@ std::expected<Value, Error> ParseText(TypeId type, std::string_view text, const 
     }
     case TypeId::kVoid:
       return Value::Str(type, "");
+    case TypeId::kOid: {
+      auto oid = ParseOidNumber(text, type);
+      if (!oid) return std::unexpected(oid.error());
+      return Value::Int(type, *oid);
+    }
+    case TypeId::kChar:
+      return ParseChar(text);
+    case TypeId::kRegclass:
+      return ParseRegclassNumber(text);
+    case TypeId::kRegtype:
+      return ParseRegtype(text);
+    case TypeId::kPgNodeTree:
+      return std::unexpected(PgNodeTreeInput());
   }
   return std::unexpected(MakeError("XX000", "unhandled type in ParseText"));
 }
@@ -293,6 +307,16 @@ std::string FormatText(const Value& value, const TextOptions& options) {
       return FormatTimestampTz(value.AsInt(), options.date_style, options.time_zone);
     case TypeId::kVoid:
       return {};
+    case TypeId::kOid:
+      return std::to_string(value.AsInt());
+    case TypeId::kRegclass:  // without a catalog: the number, as regclassout for an unknown oid
+      return value.AsInt() == 0 ? "-" : std::to_string(value.AsInt());
+    case TypeId::kRegtype:
+      return FormatRegtype(value.AsInt());
+    case TypeId::kChar:
+      return FormatChar(value.AsString());
+    case TypeId::kPgNodeTree:
+      return value.AsString();
   }
   return {};
 }
@@ -396,6 +420,16 @@ std::expected<Value, Error> Receive(TypeId type, BinaryReader& reader) {
     case TypeId::kBytea:
     case TypeId::kVoid:
       return Value::Str(type, std::string(reader.TakeRest()));
+    case TypeId::kOid:
+    case TypeId::kRegclass:
+    case TypeId::kRegtype:
+      return fixed.operator()<uint32_t>([&](uint32_t v) { return Value::Int(type, v); });
+    case TypeId::kChar:  // char_recv: one byte, the zero byte being ""
+      return fixed.operator()<uint8_t>([&](uint8_t v) {
+        return Value::Str(type, v == 0 ? std::string() : std::string(1, static_cast<char>(v)));
+      });
+    case TypeId::kPgNodeTree:
+      return std::unexpected(PgNodeTreeInput());
   }
   return std::unexpected(MakeError("XX000", "unhandled type in DecodeBinary"));
 }
@@ -434,9 +468,16 @@ std::string EncodeBinary(const Value& value) {
     case TypeId::kBpchar:
     case TypeId::kName:
     case TypeId::kBytea:
+    case TypeId::kPgNodeTree:
       return value.AsString();
     case TypeId::kVoid:
       return {};
+    case TypeId::kOid:
+    case TypeId::kRegclass:
+    case TypeId::kRegtype:
+      return BigEndian(static_cast<uint32_t>(value.AsInt()));
+    case TypeId::kChar:
+      return std::string(1, value.AsString().empty() ? '\0' : value.AsString()[0]);
   }
   return {};
 }

@@ -51,6 +51,15 @@ TEST(TypeIoTest, TextAndBinaryMatchPostgres) {
       {TypeId::kBytea, "\\x0102", "\\x0102", "0102"},
       {TypeId::kBytea, "a\\001b", "\\x610162", "610162"},
       {TypeId::kText, "héllo", "héllo", "68c3a96c6c6f"},
+      {TypeId::kOid, " 26 ", "26", "0000001a"},
+      {TypeId::kOid, "-1", "4294967295", "ffffffff"},
+      {TypeId::kOid, "-2147483648", "2147483648", "80000000"},
+      {TypeId::kChar, "A", "A", "41"},
+      {TypeId::kChar, "", "", "00"},
+      {TypeId::kChar, "\\101", "A", "41"},
+      {TypeId::kRegclass, "1259", "1259", "000004eb"},
+      {TypeId::kRegtype, "integer", "integer", "00000017"},
+      {TypeId::kRegtype, "character varying", "character varying", "00000413"},
   };
   TextOptions options;
   for (const RoundTrip& c : cases) {
