@@ -42,7 +42,9 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
   node->cluster_ = std::make_unique<Cluster>(std::move(co));
   cluster::LocalCluster& lc = node->cluster_->cluster;
   for (int m = 0; m < lc.size(); ++m) {
-    auto engine = txn::TxnEngine::Create(&lc.machine(static_cast<cluster::MachineId>(m)), {});
+    txn::EngineOptions engine_options;
+    engine_options.log_size = options.log_size;
+    auto engine = txn::TxnEngine::Create(&lc.machine(static_cast<cluster::MachineId>(m)), engine_options);
     if (!engine) return std::unexpected("machine " + std::to_string(m) + ": " + engine.error());
     auto machine = std::make_unique<Machine>();
     machine->engine = std::move(*engine);

@@ -46,6 +46,9 @@ struct NodeOptions {
   // (tests).
   std::filesystem::path data_dir;
   uint64_t region_size = 64ull << 20;
+  // Each machine's commit-log ring per sender. A transaction's commit records must fit half of
+  // it, so this bounds the largest transaction (pgbench -i at scale 1 writes about 20 MB in one).
+  uint64_t log_size = 256ull << 20;
 };
 
 class Node {

@@ -254,6 +254,7 @@ class SessionImpl final : public Session {
   uint64_t reported_generation_ = 0;  // settings_.Generation() when reported_ was taken
   std::string user_, database_;
   DatabaseAccess db_;  // what the running statement's executors read (ExecContext::db)
+  std::unordered_map<Oid, int64_t> sequence_values_;  // currval: the last nextval per sequence
 };
 
 std::expected<std::shared_ptr<PreparedImpl>, Error> SessionImpl::Analyze(Statement statement,
@@ -328,6 +329,16 @@ std::expected<std::shared_ptr<const Analysis>, Error> SessionImpl::Bind(const St
     if (!bound) return std::unexpected(bound.error());
     analysis->query = std::move(*bound);
   }
+  if (const auto* vacuum = std::get_if<VacuumStmt>(&statement.node)) {
+    for (const QualifiedName& name : vacuum->relations) {
+      if (auto table = binder.ResolveTable(name); !table) {
+        Error e = table.error();
+        e.position = 0;  // VACUUM's errors carry no position
+        return std::unexpected(e);
+      }
+    }
+    return analysis;
+  }
   if (const auto* explain = std::get_if<ExplainStmt>(&statement.node)) {
     auto inner = Bind(*explain->statement, param_types, max_params);
     if (!inner) return inner;
@@ -375,6 +386,7 @@ std::expected<void, Error> SessionImpl::Attach(const Analysis& analysis, ExecCon
   db_.database = database_;
   db_.user = user_;
   db_.search_path = analysis.catalog ? std::span<const std::string>(analysis.catalog->search_path) : std::span<const std::string>();
+  db_.sequence_values = &sequence_values_;
   ctx.db = &db_;
   return {};
 }
@@ -441,6 +453,15 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
       return RunCopyFrom(*copy, *portal.analysis->copy_from, ctx, sink);
     }
     return RunCopy(*copy, *portal.analysis->query, ctx, sink);
+  }
+  if (const auto* vacuum = std::get_if<VacuumStmt>(&node)) {
+    // Nothing to reclaim or measure (ast.h); only the transaction-block rule is PostgreSQL's.
+    if (vacuum->is_vacuum && txn_.InExplicitBlock()) {
+      return std::unexpected(MakeError("25001", "VACUUM cannot run inside a transaction block"));
+    }
+    StatementOutput out;
+    out.tag = vacuum->is_vacuum ? "VACUUM" : "ANALYZE";
+    return out;
   }
   if (std::holds_alternative<ExplainStmt>(node)) {
     auto analysis = Revalidate(p);

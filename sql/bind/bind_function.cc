@@ -69,7 +69,8 @@ std::expected<BoundExprPtr, Error> Binder::BindFunction(const Expr& expr) {
     session_sigs.push_back(&sig);
     builtins.push_back(nullptr);
   }
-  for (auto table : {StringFunctions(), MathFunctions(), DateTimeFunctions(), FormattingFunctions(), CatalogFunctions()}) {
+  for (auto table : {StringFunctions(), MathFunctions(), DateTimeFunctions(), FormattingFunctions(), CatalogFunctions(),
+                     SequenceFunctions()}) {
     for (const Builtin& b : table) {
       if (b.name != expr.text) continue;
       candidates.push_back({b.args, b.variadic_any});
@@ -87,7 +88,8 @@ std::expected<BoundExprPtr, Error> Binder::BindFunction(const Expr& expr) {
     return std::unexpected(e);
   }
   if (const Builtin* b = builtins[choice.index]) {
-    if (std::ranges::any_of(CatalogFunctions(), [&](const Builtin& c) { return &c == b; })) {
+    auto in = [&](std::span<const Builtin> table) { return std::ranges::any_of(table, [&](const Builtin& c) { return &c == b; }); };
+    if (in(CatalogFunctions()) || in(SequenceFunctions())) {
       // Catalog functions read the statement's catalog snapshot (ExecContext::db), which a
       // statement has when its binding loaded it.
       if (auto loaded = LoadCatalog(); !loaded) return std::unexpected(loaded.error());

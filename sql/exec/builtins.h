@@ -38,6 +38,9 @@ std::span<const Builtin> FormattingFunctions();  // to_char (to_char.cc)
 // The catalog functions psql and pgjdbc call: format_type, pg_get_indexdef, current_user, ...
 // (functions_catalog.cc). The binder loads the statement's catalog for a call of one of these.
 std::span<const Builtin> CatalogFunctions();
+// nextval, currval, setval (functions_sequence.cc); like the catalog functions, the binder
+// loads the statement's catalog for a call of one of these.
+std::span<const Builtin> SequenceFunctions();
 // Operators beyond + - * / % comparisons and ||: ^ @ |/ ||/ and the integer bit operators
 // (functions_math.cc), the LIKE family ~~ !~~ ~~* !~~* (functions_string.cc). Prefix
 // operators have one argument.

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <expected>
 #include <span>
+#include <unordered_map>
 
 #include "sql/bind/bound_expr.h"
 #include "sql/session.h"
@@ -28,6 +29,8 @@ struct DatabaseAccess {
   std::string_view database;  // the session's database and user (system views)
   std::string_view user;
   std::span<const std::string> search_path;  // schema names, as resolved for this statement
+  // The session's last nextval per sequence (currval); null outside a session.
+  std::unordered_map<Oid, int64_t>* sequence_values = nullptr;
 };
 
 struct ExecContext {

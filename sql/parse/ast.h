@@ -332,6 +332,14 @@ struct ExplainStmt {
   std::unique_ptr<Statement> statement;  // the explained statement (same source; warnings on the outer one)
 };
 
+// VACUUM / ANALYZE [tables]: farmdb keeps no dead row versions for VACUUM to reclaim (old
+// versions are garbage-collected by the transaction layer, FaRMv2 §5) and no planner statistics
+// for ANALYZE, so both only check their tables exist.
+struct VacuumStmt {
+  bool is_vacuum = true;  // false: ANALYZE
+  std::vector<QualifiedName> relations;
+};
+
 // A statement that parsed but cannot run (not supported yet, or its analysis failed); running
 // it fails with `error`, so earlier statements of the same message still run first.
 struct UnsupportedStmt {
@@ -341,7 +349,7 @@ struct UnsupportedStmt {
 using StatementNode =
     std::variant<SelectStmt, SetStmt, ShowStmt, TransactionStmt, CopyStmt, CreateTableStmt, DropStmt, CreateIndexStmt,
                  AlterTableStmt, TruncateStmt, CreateSequenceStmt, InsertStmt, UpdateStmt, DeleteStmt, ExplainStmt,
-                 UnsupportedStmt>;
+                 VacuumStmt, UnsupportedStmt>;
 
 struct Statement {
   StatementNode node;

@@ -234,6 +234,11 @@ struct StatementPrinter {
   std::string operator()(const ExplainStmt& s) const {
     return std::string("EXPLAIN ") + (s.analyze ? "ANALYZE " : "") + ToString(s.statement->node);
   }
+  std::string operator()(const VacuumStmt& s) const {
+    std::string out = s.is_vacuum ? "VACUUM" : "ANALYZE";
+    for (size_t i = 0; i < s.relations.size(); ++i) out += (i ? ", " : " ") + Name(s.relations[i]);
+    return out;
+  }
   std::string operator()(const UnsupportedStmt& s) const { return "UNSUPPORTED " + s.error.sqlstate + ": " + s.error.message; }
 };
 

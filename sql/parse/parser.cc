@@ -121,6 +121,17 @@ std::expected<StatementNode, Error> Transformer::TransformStatement(const PgQuer
       return AsNode(TransformDelete(*node.delete_stmt));
     case PG_QUERY__NODE__NODE_EXPLAIN_STMT:
       return AsNode(TransformExplain(*node.explain_stmt));
+    case PG_QUERY__NODE__NODE_VACUUM_STMT: {
+      VacuumStmt vacuum;
+      vacuum.is_vacuum = node.vacuum_stmt->is_vacuumcmd;
+      for (size_t i = 0; i < node.vacuum_stmt->n_rels; ++i) {
+        const PgQuery__VacuumRelation* rel = node.vacuum_stmt->rels[i]->vacuum_relation;
+        auto name = TransformRangeVar(*rel->relation);
+        if (!name) return std::unexpected(name.error());
+        vacuum.relations.push_back(std::move(*name));
+      }
+      return vacuum;
+    }
     default:
       break;
   }
@@ -140,7 +151,6 @@ std::expected<StatementNode, Error> Transformer::TransformStatement(const PgQuer
       {PG_QUERY__NODE__NODE_FETCH_STMT, "FETCH"},
       {PG_QUERY__NODE__NODE_CLOSE_PORTAL_STMT, "CLOSE CURSOR"},
       {PG_QUERY__NODE__NODE_LOCK_STMT, "LOCK TABLE"},
-      {PG_QUERY__NODE__NODE_VACUUM_STMT, "VACUUM"},
       {PG_QUERY__NODE__NODE_LISTEN_STMT, "LISTEN"},
       {PG_QUERY__NODE__NODE_NOTIFY_STMT, "NOTIFY"},
       {PG_QUERY__NODE__NODE_UNLISTEN_STMT, "UNLISTEN"},

@@ -110,7 +110,21 @@ std::expected<CreateTableStmt, Error> Transformer::TransformCreateTable(const Pg
   if (stmt.partspec != nullptr) return std::unexpected(NotSupported("PARTITION BY"));
   if (stmt.partbound != nullptr) return std::unexpected(NotSupported("PARTITION OF"));
   if (stmt.of_typename != nullptr) return std::unexpected(NotSupported("CREATE TABLE OF"));
-  if (stmt.n_options > 0) return std::unexpected(NotSupported("table storage parameters"));
+  // fillfactor tunes heap page packing, which farmdb's row objects have no counterpart for: it is
+  // range-checked as PostgreSQL does and otherwise ignored. Other parameters are refused.
+  for (size_t i = 0; i < stmt.n_options; ++i) {
+    const PgQuery__DefElem& opt = *stmt.options[i]->def_elem;
+    if (std::string_view(opt.defname) != "fillfactor" || opt.arg == nullptr ||
+        opt.arg->node_case != PG_QUERY__NODE__NODE_INTEGER) {
+      return std::unexpected(NotSupported(fmt::format("table storage parameter \"{}\"", opt.defname), opt.location));
+    }
+    int64_t fillfactor = opt.arg->integer->ival;
+    if (fillfactor < 10 || fillfactor > 100) {
+      Error e = ErrorAt("22023", fmt::format("value {} out of bounds for option \"fillfactor\"", fillfactor), -1);
+      e.detail = "Valid values are between \"10\" and \"100\".";
+      return std::unexpected(e);
+    }
+  }
   if (stmt.oncommit != PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_NOOP) return std::unexpected(NotSupported("ON COMMIT"));
   if (Given(stmt.tablespacename)) return std::unexpected(NotSupported("TABLESPACE"));
   if (Given(stmt.access_method)) return std::unexpected(NotSupported("table access methods"));
