@@ -402,34 +402,47 @@ std::expected<std::vector<Assignment>, Error> Binder::BindAssignments(const std:
   return out;
 }
 
-std::expected<Binder::BoundDml, Error> Binder::BindUpdate(const UpdateStmt& stmt) {
-  auto table = ResolveTable(stmt.table);
-  if (!table) return std::unexpected(table.error());
-  const storage::TableDesc& t = **table;
-  Scope scope = TableScope(t, stmt.alias.empty() ? t.relname : stmt.alias);
-  UpdatePlan plan;
+// UPDATE and DELETE select their rows the same way: a scan of the table whose access path and
+// filter come from WHERE. The scan and RETURNING go into `plan` (an UpdatePlan or DeletePlan).
+template <typename Plan>
+std::expected<void, Error> Binder::BindRowSelection(const storage::TableDesc& t, const std::string& alias,
+                                                    const Expr* where, const std::vector<SelectTarget>& returning,
+                                                    const Scope& scope, Plan& plan, BoundDml& out) {
   plan.catalog = catalog_->snapshot;
   plan.table = &t;
-  auto set = BindAssignments(stmt.set, t, scope);
-  if (!set) return std::unexpected(set.error());
-  plan.set = std::move(*set);
   std::vector<BoundExprPtr> conjuncts;
-  if (stmt.where) {
-    auto w = BindExprIn(*stmt.where, scope, "WHERE");
+  if (where != nullptr) {
+    auto w = BindExprIn(*where, scope, "WHERE");
     if (!w) return std::unexpected(w.error());
     auto b = RequireBool(std::move(*w), "WHERE");
     if (!b) return std::unexpected(b.error());
     conjuncts = SplitConjuncts(std::move(*b));
   }
-  plan.scan = PlanTableScan(catalog_->snapshot, &t, stmt.alias.empty() ? t.relname : stmt.alias, std::move(conjuncts));
+  plan.scan = PlanTableScan(catalog_->snapshot, &t, alias, std::move(conjuncts));
+  auto targets = BindTargetList(returning, scope, "RETURNING");
+  if (!targets) return std::unexpected(targets.error());
+  plan.returning = std::move(targets->first);
+  out.returning = std::move(targets->second);
+  return {};
+}
+
+std::expected<Binder::BoundDml, Error> Binder::BindUpdate(const UpdateStmt& stmt) {
+  auto table = ResolveTable(stmt.table);
+  if (!table) return std::unexpected(table.error());
+  const storage::TableDesc& t = **table;
+  std::string alias = stmt.alias.empty() ? t.relname : stmt.alias;
+  Scope scope = TableScope(t, alias);
+  UpdatePlan plan;
+  BoundDml out;
+  auto set = BindAssignments(stmt.set, t, scope);
+  if (!set) return std::unexpected(set.error());
+  plan.set = std::move(*set);
+  if (auto r = BindRowSelection(t, alias, stmt.where.get(), stmt.returning, scope, plan, out); !r) {
+    return std::unexpected(r.error());
+  }
   auto checks = BindRowChecks(t);
   if (!checks) return std::unexpected(checks.error());
   plan.checks = std::move(*checks);
-  BoundDml out;
-  auto returning = BindTargetList(stmt.returning, scope, "RETURNING");
-  if (!returning) return std::unexpected(returning.error());
-  plan.returning = std::move(returning->first);
-  out.returning = std::move(returning->second);
   out.plan = std::move(plan);
   return out;
 }
@@ -438,24 +451,13 @@ std::expected<Binder::BoundDml, Error> Binder::BindDelete(const DeleteStmt& stmt
   auto table = ResolveTable(stmt.table);
   if (!table) return std::unexpected(table.error());
   const storage::TableDesc& t = **table;
-  Scope scope = TableScope(t, stmt.alias.empty() ? t.relname : stmt.alias);
+  std::string alias = stmt.alias.empty() ? t.relname : stmt.alias;
+  Scope scope = TableScope(t, alias);
   DeletePlan plan;
-  plan.catalog = catalog_->snapshot;
-  plan.table = &t;
-  std::vector<BoundExprPtr> conjuncts;
-  if (stmt.where) {
-    auto w = BindExprIn(*stmt.where, scope, "WHERE");
-    if (!w) return std::unexpected(w.error());
-    auto b = RequireBool(std::move(*w), "WHERE");
-    if (!b) return std::unexpected(b.error());
-    conjuncts = SplitConjuncts(std::move(*b));
-  }
-  plan.scan = PlanTableScan(catalog_->snapshot, &t, stmt.alias.empty() ? t.relname : stmt.alias, std::move(conjuncts));
   BoundDml out;
-  auto returning = BindTargetList(stmt.returning, scope, "RETURNING");
-  if (!returning) return std::unexpected(returning.error());
-  plan.returning = std::move(returning->first);
-  out.returning = std::move(returning->second);
+  if (auto r = BindRowSelection(t, alias, stmt.where.get(), stmt.returning, scope, plan, out); !r) {
+    return std::unexpected(r.error());
+  }
   out.plan = std::move(plan);
   return out;
 }

@@ -143,6 +143,10 @@ class Binder {
   std::expected<std::vector<Assignment>, Error> BindAssignments(const std::vector<UpdateSet>& set,
                                                                 const storage::TableDesc& table, const Scope& scope);
   std::expected<const storage::TableDesc*, Error> ResolveCopyTable(const CopyStmt& stmt);
+  template <typename Plan>
+  std::expected<void, Error> BindRowSelection(const storage::TableDesc& table, const std::string& alias, const Expr* where,
+                                              const std::vector<SelectTarget>& returning, const Scope& scope, Plan& plan,
+                                              BoundDml& out);
   std::expected<std::vector<const storage::ColumnDesc*>, Error> CopyColumns(const CopyStmt& stmt,
                                                                            const storage::TableDesc& table);
   std::expected<OnConflictPlan, Error> BindOnConflict(const OnConflict& on_conflict, const storage::TableDesc& table,

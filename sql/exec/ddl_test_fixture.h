@@ -1,64 +1,19 @@
-// The fixture of the DDL tests (ddl_test.cc, ddl_alter_test.cc): an Engine over a 1-3 machine
-// Node, sessions on it, the committed catalog as a machine sees it, and rows written and read
-// through storage directly (INSERT and SELECT over tables are not the DDL's).
+// The fixture of the DDL tests (ddl_test.cc, ddl_alter_test.cc): NodeSessionTest plus rows
+// written and read through storage directly, below SQL.
 //
 // Thread-safety: one test thread, except where a test starts its own.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <string_view>
 #include <vector>
 
-#include "sql/node.h"
-#include "sql/session.h"
-#include "sql/test_sink.h"
-#include "storage/catalog.h"
+#include "sql/node_session_fixture.h"
 #include "storage/table.h"
-#include "txn/engine.h"
 
 namespace farmdb::sql {
 
-class DdlTest : public ::testing::Test {
+class DdlTest : public NodeSessionTest {
  protected:
-  void Start(int machines) {
-    NodeOptions node_options;
-    node_options.machines = machines;
-    node_options.region_size = 8ull << 20;
-    auto node = Node::Start(node_options);
-    ASSERT_TRUE(node) << node.error();
-    node_ = *node;
-    EngineOptions options;
-    options.node = node_;
-    engine_ = NewEngine(std::move(options));
-  }
-  std::unique_ptr<Session> NewSession() {
-    SessionOptions options;
-    options.user = "postgres";
-    options.database = "postgres";
-    options.is_superuser = true;
-    auto s = engine_->NewSession(std::move(options));
-    EXPECT_TRUE(s.has_value());
-    return s ? std::move(*s) : nullptr;
-  }
-  // Runs `sql` on a fresh sink_; the error (sqlstate empty on success).
-  Error Run(Session& s, std::string_view sql) {
-    sink_ = RecordingSink();
-    auto r = s.SimpleQuery(sql, sink_);
-    return r ? Error{} : r.error();
-  }
-  // The committed catalog as machine m sees it, read in a fresh transaction.
-  storage::SnapshotPtr Snapshot(int m) {
-    auto worker = node_->NewWorker(m);
-    for (;;) {
-      auto t = *worker->Begin({});
-      auto s = node_->Catalog(m).Snapshot(*t);
-      if (s && t->Commit()) return *s;
-      EXPECT_TRUE(!s && s.error().IsRetryable()) << "snapshot failed";
-      if (s || !s.error().IsRetryable()) return nullptr;
-      t->Abort();
-    }
-  }
   const storage::TableDesc* FindTable(const storage::SnapshotPtr& s, std::string_view name) {
     return s->FindTable(storage::kPublicNamespace, name);
   }
@@ -103,10 +58,6 @@ class DdlTest : public ::testing::Test {
     }, m);
     return rows;
   }
-
-  std::shared_ptr<Node> node_;
-  std::unique_ptr<Engine> engine_;
-  RecordingSink sink_;
 };
 
 }  // namespace farmdb::sql

@@ -10,8 +10,18 @@
 namespace farmdb::sql {
 namespace {
 
-void AppendNulls(Row& row, size_t n) {
-  for (size_t i = 0; i < n; ++i) row.push_back(Value::Null(TypeId::kUnknown));
+// A LEFT JOIN's unmatched outer row: the inner side's `width` columns are NULL.
+void NullExtend(const Row& outer, size_t width, Row& row) {
+  row = outer;
+  for (size_t i = 0; i < width; ++i) row.push_back(Value::Null(TypeId::kUnknown));
+}
+
+// The joined row of `outer` and `inner`, and whether the join's condition (null: none) holds.
+std::expected<bool, Error> JoinPair(const Row& outer, const Row& inner, const BoundExpr* condition, Row& row,
+                                    ExecContext& ctx) {
+  row = outer;
+  row.insert(row.end(), inner.begin(), inner.end());
+  return condition == nullptr ? std::expected<bool, Error>(true) : Holds(*condition, row, ctx);
 }
 
 class NestedLoopCursor final : public Cursor {
@@ -37,19 +47,14 @@ class NestedLoopCursor final : public Cursor {
       if (!*more) {
         inner_.reset();
         if (node_.type == JoinType::kLeft && !matched_) {
-          row = outer_;
-          AppendNulls(row, node_.right->width);
+          NullExtend(outer_, node_.right->width, row);
           return true;
         }
         continue;
       }
-      row = outer_;
-      row.insert(row.end(), inner_row_.begin(), inner_row_.end());
-      if (node_.condition) {
-        auto keep = Holds(*node_.condition, row, ctx_);
-        if (!keep) return std::unexpected(keep.error());
-        if (!*keep) continue;
-      }
+      auto keep = JoinPair(outer_, inner_row_, node_.condition.get(), row, ctx_);
+      if (!keep) return std::unexpected(keep.error());
+      if (!*keep) continue;
       matched_ = true;
       return true;
     }
@@ -103,20 +108,14 @@ class HashJoinCursor final : public Cursor {
       if (next_match_ >= matches_->size()) {
         matches_ = nullptr;
         if (node_.type == JoinType::kLeft && !matched_) {
-          row = outer_;
-          AppendNulls(row, node_.right->width);
+          NullExtend(outer_, node_.right->width, row);
           return true;
         }
         continue;
       }
-      const Row& inner = (*matches_)[next_match_++];
-      row = outer_;
-      row.insert(row.end(), inner.begin(), inner.end());
-      if (node_.condition) {
-        auto keep = Holds(*node_.condition, row, ctx_);
-        if (!keep) return std::unexpected(keep.error());
-        if (!*keep) continue;
-      }
+      auto keep = JoinPair(outer_, (*matches_)[next_match_++], node_.condition.get(), row, ctx_);
+      if (!keep) return std::unexpected(keep.error());
+      if (!*keep) continue;
       matched_ = true;
       return true;
     }
