@@ -25,10 +25,6 @@ int TargetLocation(const InsertStmt& stmt, size_t i) {
   return i < stmt.column_locations.size() ? stmt.column_locations[i] : stmt.table.location;
 }
 
-const storage::ColumnDesc* LiveColumn(const storage::TableDesc& table, std::string_view name) {
-  return table.FindColumn(name);
-}
-
 }  // namespace
 
 std::expected<BoundExprPtr, Error> Binder::CoerceToColumn(BoundExprPtr e, const storage::ColumnDesc& column) {
@@ -100,26 +96,9 @@ std::expected<Binder::BoundDml, Error> Binder::BindInsert(const InsertStmt& stmt
   InsertPlan plan;
   plan.catalog = catalog_->snapshot;
   plan.table = &t;
-  // The listed columns, or every live column in order.
-  std::vector<const storage::ColumnDesc*> targets;
-  if (stmt.columns.empty()) {
-    for (const storage::ColumnDesc& c : t.columns) {
-      if (!c.attisdropped) targets.push_back(&c);
-    }
-  } else {
-    for (size_t i = 0; i < stmt.columns.size(); ++i) {
-      const std::string& name = stmt.columns[i];
-      const storage::ColumnDesc* c = LiveColumn(t, name);
-      if (c == nullptr) {
-        return std::unexpected(ErrorAt("42703", fmt::format("column \"{}\" of relation \"{}\" does not exist", name, t.relname),
-                                       stmt.column_locations[i]));
-      }
-      if (std::ranges::find(targets, c) != targets.end()) {
-        return std::unexpected(ErrorAt("42701", fmt::format("column \"{}\" specified more than once", name), stmt.column_locations[i]));
-      }
-      targets.push_back(c);
-    }
-  }
+  auto listed = TargetColumns(t, stmt.columns, stmt.column_locations);
+  if (!listed) return std::unexpected(listed.error());
+  std::vector<const storage::ColumnDesc*> targets = std::move(*listed);
   const SelectStmt* source = stmt.source.get();
   if (source != nullptr && !source->values.empty() && source->op == SelectStmt::SetOp::kNone && source->with.empty()) {
     // VALUES rows: each item is coerced to its column (DEFAULT is the column's default).
@@ -182,17 +161,7 @@ std::expected<Binder::BoundDml, Error> Binder::BindInsert(const InsertStmt& stmt
     targets.clear();
     plan.source = std::make_shared<ValuesNode>(0, std::vector<std::vector<BoundExprPtr>>(1));
   }
-  for (const storage::ColumnDesc* c : targets) plan.targets.push_back(c->attnum - 1);
-  plan.defaults.resize(t.columns.size());
-  for (const storage::ColumnDesc& c : t.columns) {
-    if (c.attisdropped || std::ranges::find(plan.targets, c.attnum - 1) != plan.targets.end()) continue;
-    auto d = BindDefault(c);
-    if (!d) return std::unexpected(d.error());
-    plan.defaults[c.attnum - 1] = std::move(*d);
-  }
-  auto checks = BindRowChecks(t);
-  if (!checks) return std::unexpected(checks.error());
-  plan.checks = std::move(*checks);
+  if (auto r = BindInsertTargets(t, targets, plan); !r) return std::unexpected(r.error());
 
   std::string qualifier = stmt.alias.empty() ? t.relname : stmt.alias;
   Scope scope = TableScope(t, qualifier);
@@ -228,26 +197,16 @@ std::expected<InsertPlan, Error> Binder::BindCopyFrom(const CopyStmt& stmt) {
   InsertPlan plan;
   plan.catalog = catalog_->snapshot;
   plan.table = &t;
-  auto targets = CopyColumns(stmt, t);
+  auto targets = TargetColumns(t, stmt.columns, {});  // COPY's errors carry no position
   if (!targets) return std::unexpected(targets.error());
-  for (const storage::ColumnDesc* c : *targets) plan.targets.push_back(c->attnum - 1);
-  plan.defaults.resize(t.columns.size());
-  for (const storage::ColumnDesc& c : t.columns) {
-    if (c.attisdropped || std::ranges::find(plan.targets, c.attnum - 1) != plan.targets.end()) continue;
-    auto d = BindDefault(c);
-    if (!d) return std::unexpected(d.error());
-    plan.defaults[c.attnum - 1] = std::move(*d);
-  }
-  auto checks = BindRowChecks(t);
-  if (!checks) return std::unexpected(checks.error());
-  plan.checks = std::move(*checks);
+  if (auto r = BindInsertTargets(t, *targets, plan); !r) return std::unexpected(r.error());
   return plan;
 }
 
 std::expected<BoundQuery, Error> Binder::BindCopyTo(const CopyStmt& stmt) {
   auto table = ResolveCopyTable(stmt);
   if (!table) return std::unexpected(table.error());
-  auto targets = CopyColumns(stmt, **table);
+  auto targets = TargetColumns(**table, stmt.columns, {});
   if (!targets) return std::unexpected(targets.error());
   // COPY t (cols) TO is SELECT cols FROM t, in the table's storage order.
   std::vector<FromItem> items(1);
@@ -266,26 +225,46 @@ std::expected<BoundQuery, Error> Binder::BindCopyTo(const CopyStmt& stmt) {
   return BoundQuery{std::make_shared<ProjectNode>(scan, std::move(columns)), std::move(out)};
 }
 
-std::expected<std::vector<const storage::ColumnDesc*>, Error> Binder::CopyColumns(const CopyStmt& stmt,
-                                                                                 const storage::TableDesc& t) {
+std::expected<std::vector<const storage::ColumnDesc*>, Error> Binder::TargetColumns(const storage::TableDesc& t,
+                                                                                   const std::vector<std::string>& names,
+                                                                                   std::span<const int> locations) {
   std::vector<const storage::ColumnDesc*> targets;
-  if (stmt.columns.empty()) {
+  if (names.empty()) {
     for (const storage::ColumnDesc& c : t.columns) {
       if (!c.attisdropped) targets.push_back(&c);
     }
     return targets;
   }
-  for (const std::string& name : stmt.columns) {
-    const storage::ColumnDesc* c = LiveColumn(t, name);
+  for (size_t i = 0; i < names.size(); ++i) {
+    int location = i < locations.size() ? locations[i] : -1;
+    const storage::ColumnDesc* c = t.FindColumn(names[i]);
     if (c == nullptr) {
-      return std::unexpected(MakeError("42703", fmt::format("column \"{}\" of relation \"{}\" does not exist", name, t.relname)));
+      return std::unexpected(ErrorAt("42703", fmt::format("column \"{}\" of relation \"{}\" does not exist", names[i], t.relname),
+                                     location));
     }
     if (std::ranges::find(targets, c) != targets.end()) {
-      return std::unexpected(MakeError("42701", fmt::format("column \"{}\" specified more than once", name)));
+      return std::unexpected(ErrorAt("42701", fmt::format("column \"{}\" specified more than once", names[i]), location));
     }
     targets.push_back(c);
   }
   return targets;
+}
+
+std::expected<void, Error> Binder::BindInsertTargets(const storage::TableDesc& t,
+                                                     const std::vector<const storage::ColumnDesc*>& targets,
+                                                     InsertPlan& plan) {
+  for (const storage::ColumnDesc* c : targets) plan.targets.push_back(c->attnum - 1);
+  plan.defaults.resize(t.columns.size());
+  for (const storage::ColumnDesc& c : t.columns) {
+    if (c.attisdropped || std::ranges::find(plan.targets, c.attnum - 1) != plan.targets.end()) continue;
+    auto d = BindDefault(c);
+    if (!d) return std::unexpected(d.error());
+    plan.defaults[c.attnum - 1] = std::move(*d);
+  }
+  auto checks = BindRowChecks(t);
+  if (!checks) return std::unexpected(checks.error());
+  plan.checks = std::move(*checks);
+  return {};
 }
 
 std::expected<OnConflictPlan, Error> Binder::BindOnConflict(const OnConflict& oc, const storage::TableDesc& t,
@@ -309,7 +288,7 @@ std::expected<OnConflictPlan, Error> Binder::BindOnConflict(const OnConflict& oc
   } else if (!oc.columns.empty()) {
     std::vector<int16_t> wanted;
     for (const std::string& name : oc.columns) {
-      const storage::ColumnDesc* c = LiveColumn(t, name);
+      const storage::ColumnDesc* c = t.FindColumn(name);
       if (c == nullptr) {
         return std::unexpected(ErrorAt("42703", fmt::format("column \"{}\" does not exist", name), oc.location));
       }
@@ -376,7 +355,7 @@ std::expected<std::vector<Assignment>, Error> Binder::BindAssignments(const std:
                                                                       const storage::TableDesc& t, const Scope& scope) {
   std::vector<Assignment> out;
   for (const UpdateSet& item : set) {
-    const storage::ColumnDesc* c = LiveColumn(t, item.column);
+    const storage::ColumnDesc* c = t.FindColumn(item.column);
     if (c == nullptr) {
       return std::unexpected(ErrorAt("42703", fmt::format("column \"{}\" of relation \"{}\" does not exist", item.column, t.relname),
                                      item.location));

@@ -7,6 +7,7 @@
 
 #include <expected>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -147,8 +148,14 @@ class Binder {
   std::expected<void, Error> BindRowSelection(const storage::TableDesc& table, const std::string& alias, const Expr* where,
                                               const std::vector<SelectTarget>& returning, const Scope& scope, Plan& plan,
                                               BoundDml& out);
-  std::expected<std::vector<const storage::ColumnDesc*>, Error> CopyColumns(const CopyStmt& stmt,
-                                                                           const storage::TableDesc& table);
+  // The columns an INSERT or COPY lists (every live one when `names` is empty); 42703/42701 at
+  // `locations` (none given: no position, as COPY).
+  std::expected<std::vector<const storage::ColumnDesc*>, Error> TargetColumns(const storage::TableDesc& table,
+                                                                             const std::vector<std::string>& names,
+                                                                             std::span<const int> locations);
+  // The plan's target columns, the defaults of the others, and the table's row checks.
+  std::expected<void, Error> BindInsertTargets(const storage::TableDesc& table,
+                                               const std::vector<const storage::ColumnDesc*>& targets, InsertPlan& plan);
   std::expected<OnConflictPlan, Error> BindOnConflict(const OnConflict& on_conflict, const storage::TableDesc& table,
                                                       const Scope& scope);
   // A binder for a subquery: same parameters, catalog and visible WITH queries.

@@ -28,8 +28,8 @@ class AggregateCursor final : public Cursor {
       if (auto run = Consume(); !run) return std::unexpected(run.error());
       done_ = true;
     }
-    if (next_ >= order_.size()) return false;
-    Group& g = groups_[order_[next_++]];
+    if (next_ >= groups_.size()) return false;
+    Group& g = groups_[next_++];
     row = g.keys;
     for (size_t i = 0; i < node_.aggregates.size(); ++i) {
       auto v = Final(node_.aggregates[i], g.states[i]);
@@ -68,7 +68,7 @@ class AggregateCursor final : public Cursor {
       }
     }
     // Without GROUP BY an aggregate query returns one row even over no input.
-    if (node_.groups.empty() && order_.empty()) Find(keys);
+    if (node_.groups.empty() && groups_.empty()) Find(keys);
     return {};
   }
 
@@ -79,7 +79,6 @@ class AggregateCursor final : public Cursor {
       Group g{keys, std::vector<AggregateState>(node_.aggregates.size())};
       for (size_t i = 0; i < node_.aggregates.size(); ++i) g.states[i].value = Value::Null(node_.aggregates[i].type);
       groups_.push_back(std::move(g));
-      order_.push_back(groups_.size() - 1);
     }
     return groups_[it->second];
   }
@@ -170,9 +169,8 @@ class AggregateCursor final : public Cursor {
   CursorPtr child_;
   ExecContext& ctx_;
   bool done_ = false;
-  std::vector<Group> groups_;
+  std::vector<Group> groups_;  // in first-seen order, which is the output order
   std::unordered_map<std::string, size_t> index_;
-  std::vector<size_t> order_;
   size_t next_ = 0;
 };
 

@@ -46,8 +46,8 @@ struct ExecContext {
   DatabaseAccess* db = nullptr;  // null for statements that touch no table
   // The row kColumn expressions read (set by the plan node evaluating them), and the rows of
   // the enclosing queries of a correlated subquery, innermost last (kColumn with levels_up).
-  std::span<const Value> row;
-  std::vector<std::span<const Value>> outer;
+  std::span<const Value> row = {};
+  std::vector<std::span<const Value>> outer = {};
   // now()/transaction_timestamp() and statement_timestamp(), fixed per transaction and per
   // statement as in PostgreSQL (timestamptz microseconds). The session sets them; 0 (a context
   // made elsewhere) reads the clock instead.

@@ -57,8 +57,8 @@ using PlanPtr = std::shared_ptr<const PlanNode>;
 // outer row (ctx.row when the scan opens): constants, parameters, or the outer side of a join.
 struct IndexAccess {
   uint32_t index = 0;
-  std::vector<BoundExprPtr> equal;
-  BoundExprPtr lower, upper;  // on key column equal.size(); null when open
+  std::vector<BoundExprPtr> equal = {};
+  BoundExprPtr lower = nullptr, upper = nullptr;  // on key column equal.size(); null when open
   bool lower_inclusive = true, upper_inclusive = true;
   bool backward = false;
 };

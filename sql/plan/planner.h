@@ -29,12 +29,12 @@ namespace farmdb::sql {
 struct FromItem {
   const storage::TableDesc* table = nullptr;  // a user table, or
   const SystemView* view = nullptr;           // a system view, or
-  PlanPtr plan;                               // a subquery / VALUES / CTE
+  PlanPtr plan = nullptr;                     // a subquery / VALUES / CTE
   std::string alias;
   size_t first_slot = 0;  // where its columns start in the block row
   size_t width = 0;
   JoinType join = JoinType::kInner;  // how it joins the items before it
-  std::vector<BoundExprPtr> on;      // a LEFT JOIN's ON conjuncts (over the block row)
+  std::vector<BoundExprPtr> on = {};  // a LEFT JOIN's ON conjuncts (over the block row)
 };
 
 // ORDER BY of a single-item block that an index order may serve: sort keys over block slots.

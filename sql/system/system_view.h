@@ -24,7 +24,7 @@ struct SystemViewContext {
   std::string_view database;      // the session's database (pg_database, current_database())
   std::string_view user;          // the session's user
   std::span<const std::string> search_path;  // pg_table_is_visible, current_schemas
-  std::span<const std::string> databases;    // every database the engine serves (pg_database)
+  std::span<const std::string> databases = {};  // every database the engine serves (pg_database)
 };
 
 struct SystemColumn {

@@ -99,7 +99,7 @@ struct Decoder {
   enum class Meridian { k24, kAm, kPm } meridian = Meridian::k24;
 
   bool bc = false;
-  std::optional<int32_t> zone_seconds;  // east of UTC, when the text names a zone
+  std::optional<int32_t> zone_seconds = std::nullopt;  // east of UTC, when the text names a zone
 
   // DecodeTimezone: +hh, +hhmm, +hh:mm, +hh:mm:ss, +hhmmss.
   Parsed Zone(std::string_view text) {
