@@ -66,7 +66,7 @@ StorageResult<BTree> BTree::Create(Txn& t, BTreeOptions options, BTreeCache* cac
 }
 
 StorageResult<BTree::NodePtr> BTree::ReadNode(Txn& t, Addr a) const {
-  auto p = t.Read(a);
+  auto p = t.ReadView(a);
   if (!p) return TxnFailure(p.error());
   auto n = DecodeNode(*p);
   if (!n || n->tree != root_) return Failure(StorageError::Code::kCorrupt);

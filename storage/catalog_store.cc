@@ -132,7 +132,7 @@ StorageResult<CatalogRoot> DecodeCatalogRoot(std::span<const std::byte> p) {
 }
 
 StorageResult<CatalogRoot> ReadCatalogRoot(txn::Txn& t, Addr root) {
-  auto bytes = t.Read(root);
+  auto bytes = t.ReadView(root);
   if (!bytes) return TxnFailure(bytes.error());
   return DecodeCatalogRoot(*bytes);
 }

@@ -12,7 +12,7 @@ using txn::Txn;
 template <typename T>
 StorageResult<T> Load(Txn& t, Addr a,
                       std::expected<T, std::string> (*decode)(std::span<const std::byte>)) {
-  auto p = t.Read(a);
+  auto p = t.ReadView(a);
   if (!p) return TxnFailure(p.error());
   auto v = decode(*p);
   if (!v) return Failure(StorageError::Code::kCorrupt);
@@ -48,7 +48,7 @@ uint64_t TopBits(uint64_t h, uint32_t bits) { return bits == 0 ? 0 : h >> (64 - 
 // An entry's key and value bytes, reading its blob if it is out of line.
 StorageResult<std::string> KeyValue(Txn& t, const HashEntry& e) {
   if (e.blob.null()) return e.bytes;
-  auto p = t.Read(e.blob);
+  auto p = t.ReadView(e.blob);
   if (!p) return TxnFailure(p.error());
   auto kv = DecodeBlob(*p, e.key_len + e.value_len);
   if (!kv) return Failure(StorageError::Code::kCorrupt);
@@ -140,7 +140,7 @@ StorageResult<HashIndex::Place> HashIndex::Locate(Txn& t, uint64_t hash, bool us
   if (auto dir = cache_->Get(root_)) {
     Place p;
     p.segment_addr = dir->directory[TopBits(hash, dir->global_depth)];
-    auto bytes = t.Read(p.segment_addr);
+    auto bytes = t.ReadView(p.segment_addr);
     // The address may hold anything by now, or nothing; only a failed transaction is an error.
     if (!bytes && bytes.error().code == txn::TxnErrorCode::kAborted) {
       return TxnFailure(bytes.error());

@@ -60,7 +60,7 @@ bool Valid(const SequenceOptions& o) {
 }
 
 StorageResult<SequenceState> ReadState(txn::Txn& t, SequenceRef seq) {
-  auto bytes = t.Read(seq.addr);
+  auto bytes = t.ReadView(seq.addr);
   if (!bytes && bytes.error().code == txn::TxnErrorCode::kNotAllocated) {
     return Failure(StorageError::Code::kInvalidArgument);
   }

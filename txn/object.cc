@@ -17,7 +17,7 @@ uint32_t LinesFor(size_t bytes) {
 }
 
 namespace {
-uint64_t WordAt(const std::vector<std::byte>& raw, size_t off) {
+uint64_t WordAt(std::span<const std::byte> raw, size_t off) {
   uint64_t v;
   std::memcpy(&v, raw.data() + off, 8);
   return v;
@@ -37,9 +37,9 @@ ReadCheck ObjectCopy::Check() const {
   return ReadCheck::kOk;
 }
 
-std::vector<std::byte> ObjectCopy::Payload() const {
+RawBytes ObjectCopy::Payload() const {
   uint32_t lines = static_cast<uint32_t>(raw.size() / kLineSize);
-  std::vector<std::byte> out(PayloadCapacity(lines));
+  RawBytes out(PayloadCapacity(lines));
   std::memcpy(out.data(), raw.data() + 16, 40);
   for (uint32_t k = 1; k < lines; ++k) {
     std::memcpy(out.data() + 40 + 56 * (k - 1), raw.data() + k * kLineSize, 56);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <thread>
@@ -37,7 +38,7 @@ TEST(ObjectTest, LayoutRoundTripsPayloadHeaderAndOldVersionPointer) {
   EXPECT_EQ(HeaderTs(c.header()), 12345u);
   EXPECT_TRUE(HeaderAllocated(c.header()));
   EXPECT_EQ(c.old_version(), Addr{777});
-  EXPECT_EQ(c.Payload(), payload);
+  EXPECT_TRUE(std::ranges::equal(c.Payload(), payload));
 }
 
 TEST(ObjectTest, LockedAndTornCopiesAreDetected) {

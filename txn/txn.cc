@@ -1,7 +1,6 @@
 #include "txn/txn.h"
 
 #include <algorithm>
-#include <cstring>
 #include <thread>
 
 #include "txn/engine.h"
@@ -131,15 +130,21 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
 }
 
 std::expected<std::vector<std::byte>, TxnError> Txn::Read(Addr addr) {
+  auto view = ReadView(addr);
+  if (!view) return std::unexpected(view.error());
+  return std::vector<std::byte>(view->begin(), view->end());
+}
+
+std::expected<std::span<const std::byte>, TxnError> Txn::ReadView(Addr addr) {
   if (error_) return std::unexpected(*error_);
   if (auto it = writes_.find(addr); it != writes_.end()) {
     if (it->second.flags & kObjFree) return NotAllocated();
-    return it->second.payload;
+    return std::span<const std::byte>(it->second.payload);
   }
   auto e = ReadObject(addr);
   if (!e) return std::unexpected(e.error());
   if (!(*e)->allocated) return NotAllocated();
-  return (*e)->payload;
+  return std::span<const std::byte>((*e)->payload);
 }
 
 std::expected<void, TxnError> Txn::Write(Addr addr, std::span<const std::byte> bytes) {
@@ -159,8 +164,8 @@ std::expected<void, TxnError> Txn::Write(Addr addr, std::span<const std::byte> b
   WriteEntry& w = it->second;
   if (w.flags & kObjFree) return NotAllocated();
   if (bytes.size() > PayloadCapacity(w.lines)) return Invalid();
-  w.payload.assign(PayloadCapacity(w.lines), std::byte{0});
-  std::memcpy(w.payload.data(), bytes.data(), bytes.size());
+  w.payload.assign(bytes.begin(), bytes.end());
+  w.payload.resize(PayloadCapacity(w.lines));  // zeroes only the tail
   return {};
 }
 

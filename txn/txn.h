@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "txn/address.h"
+#include "txn/object.h"
 #include "txn/records.h"
 
 namespace farmdb::txn {
@@ -98,6 +99,10 @@ class Txn {
   TxnId id() const { return id_; }
   // The object's whole payload (PayloadCapacity of its size class).
   std::expected<std::vector<std::byte>, TxnError> Read(Addr addr);
+  // The same bytes without a copy, for callers that decode them at once. The view stays valid
+  // until this transaction next writes or frees `addr`, refreshes its read timestamp, commits or
+  // aborts; reads of other objects leave it alone.
+  std::expected<std::span<const std::byte>, TxnError> ReadView(Addr addr);
   // Replaces the payload prefix with `bytes` (the rest becomes zero). An object not read yet is
   // read first: LOCK checks that version, so any commit after R makes this transaction abort.
   std::expected<void, TxnError> Write(Addr addr, std::span<const std::byte> bytes);
@@ -136,7 +141,7 @@ class Txn {
     Timestamp version;
     uint32_t lines;
     bool allocated;
-    std::vector<std::byte> payload;
+    RawBytes payload;
   };
   struct WriteEntry {
     Timestamp expected = kAnyVersion;
