@@ -2,6 +2,7 @@
 #include "sql/types/ascii.h"
 
 #include <algorithm>
+#include <utility>
 #include <fmt/format.h>
 
 namespace farmdb::sql {
@@ -63,12 +64,13 @@ std::expected<Settings, Error> Settings::Create(const SessionOptions& options) {
 }
 
 Settings::Entry* Settings::Find(std::string_view name) {
-  auto it = entries_.find(AsciiLower(name));
-  return it == entries_.end() ? nullptr : &it->second;
+  return const_cast<Entry*>(std::as_const(*this).Find(name));
 }
 
 const Settings::Entry* Settings::Find(std::string_view name) const {
-  auto it = entries_.find(AsciiLower(name));
+  // Names from farmdb's own code are lower-case already: look them up without a copy.
+  bool lower = std::ranges::none_of(name, [](char c) { return c >= 'A' && c <= 'Z'; });
+  auto it = lower ? entries_.find(name) : entries_.find(AsciiLower(name));
   return it == entries_.end() ? nullptr : &it->second;
 }
 
@@ -166,21 +168,22 @@ void Settings::EndTransaction(bool commit) {
   ++generation_;
 }
 
-const TextOptions& Settings::Text() const {
-  if (text_generation_ == generation_) return text_;
-  TextOptions options;
-  options.extra_float_digits = static_cast<int>(SettingInt(*FindSetting("extra_float_digits"), ValueOf("extra_float_digits")));
-  options.bytea_hex = ValueOf("bytea_output") == "hex";
+const Settings::Derived& Settings::Current() const {
+  if (derived_.generation == generation_) return derived_;
+  Derived d;
+  d.generation = generation_;
+  d.text.extra_float_digits = static_cast<int>(SettingInt(*FindSetting("extra_float_digits"), ValueOf("extra_float_digits")));
+  d.text.bytea_hex = ValueOf("bytea_output") == "hex";
   // The stored value is canonical, so it always parses.
-  options.date_style = ParseDateStyle(ValueOf("DateStyle"), {}, {}).value_or(DateStyle{});
-  options.time_zone = TimeZone::Load(ValueOf("TimeZone")).value_or(TimeZone::Utc());
-  text_ = options;
-  text_generation_ = generation_;
-  return text_;
+  d.text.date_style = ParseDateStyle(ValueOf("DateStyle"), {}, {}).value_or(DateStyle{});
+  d.text.time_zone = TimeZone::Load(ValueOf("TimeZone")).value_or(TimeZone::Utc());
+  d.statement_timeout_ms = SettingInt(*FindSetting("statement_timeout"), ValueOf("statement_timeout"));
+  derived_ = std::move(d);
+  return derived_;
 }
 
-int64_t Settings::StatementTimeoutMs() const {
-  return SettingInt(*FindSetting("statement_timeout"), ValueOf("statement_timeout"));
-}
+const TextOptions& Settings::Text() const { return Current().text; }
+
+int64_t Settings::StatementTimeoutMs() const { return Current().statement_timeout_ms; }
 
 }  // namespace farmdb::sql

@@ -74,11 +74,18 @@ class Settings {
   const Entry* Find(std::string_view name) const;
   const std::string& ValueOf(std::string_view canonical_name) const;
 
-  std::map<std::string, Entry> entries_;  // by lower-cased name
-  std::map<std::string, Saved> touched_;  // entries changed in the current transaction
+  // What every statement consults, parsed once per generation (Text, StatementTimeoutMs).
+  struct Derived {
+    uint64_t generation = 0;  // generation_ these were computed at; 0 = never
+    TextOptions text;
+    int64_t statement_timeout_ms = 0;
+  };
+  const Derived& Current() const;
+
+  std::map<std::string, Entry, std::less<>> entries_;  // by lower-cased name
+  std::map<std::string, Saved> touched_;               // entries changed in the current transaction
   uint64_t generation_ = 1;
-  mutable uint64_t text_generation_ = 0;  // generation text_ was computed at
-  mutable TextOptions text_;
+  mutable Derived derived_;
 };
 
 }  // namespace farmdb::sql
