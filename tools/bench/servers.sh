@@ -1,0 +1,77 @@
+# Shell functions for benchmarks that run farmdb and a scratch PostgreSQL 15 side by side on this
+# machine (source it; bash only). Everything lives under one temporary work directory that
+# bench_cleanup (installed as the EXIT trap by bench_init) stops and removes.
+#
+#   bench_init                     make $bench_work, trap EXIT
+#   bench_start_farmdb BIN [ARGS]  start farmdb on a free port -> $farmdb_port
+#   bench_start_postgres [-c ...]  initdb + start PostgreSQL 15 (fsync=off plus the given
+#                                  settings) -> $pg_port
+#   bench_machine                  one line: cores, CPU model, kernel
+#   bench_ratio A B                A / B with two decimals
+#
+# PostgreSQL runs as the postgres user when this runs as root (initdb refuses root).
+
+bench_pgbin=/usr/lib/postgresql/15/bin
+bench_py=/usr/bin/python3
+bench_work=""
+bench_farmdb_pid=""
+bench_pg_started=""
+
+bench_as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+bench_cleanup() {
+  if [ -n "$bench_farmdb_pid" ]; then
+    kill -TERM "$bench_farmdb_pid" 2>/dev/null || true
+    wait "$bench_farmdb_pid" 2>/dev/null || true
+  fi
+  if [ -n "$bench_pg_started" ]; then
+    bench_as_pg "$bench_pgbin/pg_ctl" -D "$bench_work/pg" -m immediate stop >/dev/null 2>&1 || true
+  fi
+  [ -z "$bench_work" ] || rm -rf "$bench_work"
+}
+
+bench_init() {
+  bench_work=$(mktemp -d /tmp/farmdb-bench.XXXXXX)
+  chmod 755 "$bench_work"
+  [ "$(id -u)" -ne 0 ] || chown postgres "$bench_work"
+  trap bench_cleanup EXIT
+}
+
+bench_free_port() {
+  "$bench_py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# farmdb prints one ready line with its address once it accepts connections (port 0 = any).
+bench_start_farmdb() {
+  local bin=$1
+  shift
+  mkfifo "$bench_work/ready"
+  "$bin" -p 0 -D "$bench_work/farmdb" --log-level warn "$@" >"$bench_work/ready" \
+    2>"$bench_work/farmdb.log" &
+  bench_farmdb_pid=$!
+  local ready
+  read -r -t 60 ready <"$bench_work/ready" || {
+    echo "farmdb did not start:" >&2
+    cat "$bench_work/farmdb.log" >&2
+    return 1
+  }
+  farmdb_port=${ready##*:}
+  farmdb_port=${farmdb_port%% *}
+}
+
+bench_start_postgres() {
+  local settings=(-c fsync=off "$@")
+  pg_port=$(bench_free_port)
+  bench_as_pg "$bench_pgbin/initdb" -D "$bench_work/pg" -U postgres -A trust >/dev/null
+  bench_as_pg "$bench_pgbin/pg_ctl" -D "$bench_work/pg" -l "$bench_work/pg.log" -w \
+    -o "-p $pg_port -k $bench_work -c listen_addresses=127.0.0.1 ${settings[*]}" start >/dev/null
+  bench_pg_started=1
+}
+
+bench_machine() {
+  local cpu
+  cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+  echo "$(nproc) cores, ${cpu:-unknown CPU}, $(free -g | awk '/^Mem:/ {print $2}') GiB, $(uname -sr)"
+}
+
+bench_ratio() { "$bench_py" -c "print(f'{$1 / $2:.2f}')"; }
