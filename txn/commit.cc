@@ -1,9 +1,9 @@
 // Coordinator side of the commit protocol, one function per phase (FaRM §4, FaRMv2 §4.2):
 // reserve log space, LOCK at write-set primaries, take W with the locks held, VALIDATE the read
-// set (serializable only), COMMIT-BACKUP to every backup and wait for all acks, COMMIT-PRIMARY
-// and wait for one ack, then TRUNCATE lazily (piggybacked on later records). For the
-// coordinator's own machine as a primary, LOCK, VALIDATE and COMMIT-PRIMARY (or ABORT) are done
-// in place on this thread (engine.h "Local participant").
+// set (serializable only) and ValidateAtCommit's objects, COMMIT-BACKUP to every backup and
+// wait for all acks, COMMIT-PRIMARY and wait for one ack, then TRUNCATE lazily (piggybacked on
+// later records). For the coordinator's own machine as a primary, LOCK, VALIDATE and
+// COMMIT-PRIMARY (or ABORT) are done in place on this thread (engine.h "Local participant").
 
 #include <algorithm>
 #include <set>
@@ -132,11 +132,12 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
 }
 
 // W must be after every lock was taken and before validation starts, in master time; GET_TS
-// gives both (FaRMv2 §4.2). SI and the mutant take U without waiting here.
+// gives both (FaRMv2 §4.2). SI without objects to validate (txn.h ValidateAtCommit) and the
+// mutant take U without waiting here.
 std::expected<Timestamp, TxnError> Txn::WriteTimestamp(Timestamp max_head_ts) {
   cluster::Clock& clock = worker_->engine().machine().clock();
-  bool wait = options_.isolation == Isolation::kSerializable &&
-              !worker_->engine().options().mutant_skip_write_wait;
+  bool validates = options_.isolation == Isolation::kSerializable || !validate_.empty();
+  bool wait = validates && !worker_->engine().options().mutant_skip_write_wait;
   for (;;) {
     Timestamp w = wait ? clock.GetTs() : clock.Now().upper;
     // Versions of one object must strictly increase; a head written by a non-strict SI commit
@@ -151,34 +152,51 @@ std::expected<Timestamp, TxnError> Txn::WriteTimestamp(Timestamp max_head_ts) {
   }
 }
 
-// One-sided header reads: every object read but not written must be unlocked and unchanged.
-bool Txn::ValidatePhase() {
+// One-sided header reads: every object to validate must be unlocked and unchanged. With writes:
+// under serializable every object read but not written, under any isolation those of
+// ValidateAtCommit; without writes only ValidateAtCommit's objects first seen before the
+// current R (txn.h).
+bool Txn::ValidatePhase(bool read_only) {
   cluster::Machine& machine = worker_->engine().machine();
   struct Check {
     Timestamp version;
     alignas(8) std::byte word[8];
     cluster::CompletionPtr done;
   };
+  bool serializable = options_.isolation == Isolation::kSerializable;
   std::vector<Check> checks;
-  checks.reserve(reads_.size());
+  checks.reserve(serializable ? reads_.size() + validate_.size() : validate_.size());
   bool ok = true;
   auto check = [&](Timestamp version, uint64_t w0) {
     if (HeaderLocked(w0) || HeaderTs(w0) != version) ok = false;
   };
-  for (auto& [addr, e] : reads_) {
-    if (writes_.contains(addr)) continue;
+  // Starts the check of one object. Memory that is gone fails it; the remote reads already
+  // started are still awaited below, since they write into `checks`.
+  auto validate = [&](Addr addr, Timestamp version) {
     auto place = machine.Lookup(addr.region());
     if (place->primary == machine.id()) {
       // Local primary: read the header word in place (FaRM §4: local memory accesses).
       std::byte* mem = worker_->engine().LocalObject(addr, 1);
-      if (!mem) return false;
-      check(e.version, cluster::LoadWord(mem));
-      continue;
+      if (mem) check(version, cluster::LoadWord(mem));
+      else ok = false;
+      return;
     }
-    checks.push_back({e.version, {}, nullptr});
+    checks.push_back({version, {}, nullptr});  // reserved: no reallocation under a read
     Check& c = checks.back();
     c.done = machine.fabric().Read(machine.id(), place->primary,
                                    MemKey(MemKind::kRegion, addr.region()), addr.offset(), c.word);
+  };
+  if (serializable && !read_only) {
+    for (auto& [addr, e] : reads_) {
+      if (!writes_.contains(addr)) validate(addr, e.version);
+    }
+  }
+  for (auto& [addr, v] : validate_) {
+    // Skipped: done above (a serializable transaction never refreshes R, so the versions
+    // agree), checked by LOCK, or seen at the R a read-only transaction commits at.
+    if ((serializable && !read_only && reads_.contains(addr)) || writes_.contains(addr)) continue;
+    if (read_only && v.seen_at == read_ts_) continue;
+    validate(addr, v.version);
   }
   for (Check& c : checks) {
     c.done->Wait();
@@ -247,7 +265,9 @@ std::expected<CommitInfo, TxnError> Txn::Commit() {
   if (finished_) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
   TxnEngine& engine = worker_->engine();
   if (writes_.empty()) {
-    // Read-only: reads were already consistent at R, nothing to validate (FaRMv2 §4.2).
+    // Read-only: reads were already consistent at R, nothing to validate (FaRMv2 §4.2) but
+    // ValidateAtCommit's objects first seen at an earlier R.
+    if (!validate_.empty() && !ValidatePhase(/*read_only=*/true)) return Fail(AbortReason::kValidationFailure);
     engine.counters().read_only_commits.fetch_add(1, std::memory_order_relaxed);
     Finish();
     return CommitInfo{read_ts_, 0};
@@ -256,7 +276,8 @@ std::expected<CommitInfo, TxnError> Txn::Commit() {
   if (auto reserved = ReserveLogs(p); !reserved) return Fail(reserved.error());
   auto locked = LockPhase(p);
   std::expected<Timestamp, TxnError> w = locked ? WriteTimestamp(*locked) : locked;
-  if (w && options_.isolation == Isolation::kSerializable && !ValidatePhase()) {
+  if (w && (options_.isolation == Isolation::kSerializable || !validate_.empty()) &&
+      !ValidatePhase(/*read_only=*/false)) {
     w = std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kValidationFailure});
   }
   bool backups_sent = false;

@@ -169,6 +169,31 @@ std::expected<void, TxnError> Txn::Write(Addr addr, std::span<const std::byte> b
   return {};
 }
 
+std::expected<void, TxnError> Txn::WriteUnchanged(Addr addr) {
+  if (error_) return std::unexpected(*error_);
+  if (options_.read_only) return Invalid();
+  if (auto it = writes_.find(addr); it != writes_.end()) {
+    if (it->second.flags & kObjFree) return NotAllocated();
+    return {};
+  }
+  auto view = ReadView(addr);
+  if (!view) return std::unexpected(view.error());
+  return Write(addr, *view);  // the view is into the read set, which Write leaves alone
+}
+
+std::expected<void, TxnError> Txn::ValidateAtCommit(Addr addr) {
+  if (error_) return std::unexpected(*error_);
+  if (auto it = writes_.find(addr); it != writes_.end()) {
+    if (it->second.flags & kObjFree) return NotAllocated();
+    return {};
+  }
+  auto e = ReadObject(addr);
+  if (!e) return std::unexpected(e.error());
+  if (!(*e)->allocated) return NotAllocated();
+  validate_.try_emplace(addr, Validation{(*e)->version, read_ts_});
+  return {};
+}
+
 std::expected<Addr, TxnError> Txn::Alloc(size_t size) {
   if (error_) return std::unexpected(*error_);
   if (options_.read_only || size > PayloadCapacity(256)) return Invalid();

@@ -135,6 +135,38 @@ class Txn {
   // After an abort it returns the abort's error.
   std::expected<void, TxnError> RefreshReadTimestamp();
 
+  // Row locks in optimistic form (SQL's SELECT ... FOR UPDATE / FOR SHARE, DESIGN.md §2). FaRM
+  // holds no lock before commit, so a lock is a promise that commit checks: the object does not
+  // change between the read and the commit, at every isolation. Both read `addr` at R unless this
+  // transaction has; an object it already wrote is left alone (LOCK checks the version it was
+  // first read at); one it freed, or that holds nothing at R, is kNotAllocated.
+  //
+  // WriteUnchanged (exclusive): `addr` joins the write set as a rewrite of the version read, with
+  // the same bytes. Commit LOCKs it at that version (FaRM §4 step 1), so a commit to it since the
+  // read fails this transaction (kLockConflict), and a LOCK by another while this one holds it
+  // fails the other; then it installs the bytes at W with an old version for readers below W
+  // (FaRMv2 §4.4), so a transaction that read it before W and writes or rewrites it fails its own
+  // LOCK (first committer wins, under SI too, §4.2): two concurrent lockers exclude each other.
+  // Why not a cheaper "lock at commit, install nothing" entry: it leaves no trace, so a second
+  // locker that read the object before this commit and LOCKs it after commits too, and under SI
+  // two "exclusive" sections over one object could both commit (write skew through the lock).
+  // With a new version, what would remain to save is the payload in LOCK records; backups still
+  // need whole values (they apply COMMIT-BACKUPs at truncation, out of order across
+  // coordinators, §4.8-4.9). So it costs what a Write of the same bytes costs. kInvalidArgument
+  // in read-only transactions.
+  std::expected<void, TxnError> WriteUnchanged(Addr addr);
+  // ValidateAtCommit (shared): the VALIDATE phase (FaRM §4 step 2) checks that `addr` is unlocked
+  // and still at the version first seen, under snapshot isolation too, which otherwise validates
+  // nothing (FaRMv2 §4.2); under serializable it is in the read set anyway. Any number of
+  // transactions may hold one object so. A commit to it before this one's validation fails this
+  // one (kValidationFailure); one after it gets a larger W, because a transaction with such
+  // objects takes W waiting out the uncertainty as serializable ones do (§4.2: W is past before
+  // validation starts): the object is unchanged through W. The version first seen survives
+  // RefreshReadTimestamp, as the write set's does. A transaction without writes commits at R,
+  // where its reads are one snapshot, so it validates only the objects first seen at an earlier
+  // R (before a refresh, READ COMMITTED): they must not have changed since.
+  std::expected<void, TxnError> ValidateAtCommit(Addr addr);
+
  private:
   friend class Worker;
   struct ReadEntry {
@@ -163,7 +195,8 @@ class Txn {
   std::expected<void, TxnError> ReserveLogs(Participants& p);
   std::expected<Timestamp, TxnError> LockPhase(Participants& p);
   std::expected<Timestamp, TxnError> WriteTimestamp(Timestamp max_head_ts);
-  bool ValidatePhase();
+  // `read_only`: the check of a commit without writes (ValidateAtCommit above).
+  bool ValidatePhase(bool read_only);
   bool CommitBackupPhase(Participants& p, Timestamp w);
   bool CommitPrimaryPhase(Participants& p, Timestamp w);
   void AbortPhase(Participants& p, bool backups_too);
@@ -177,6 +210,11 @@ class Txn {
   std::optional<TxnError> error_;
   std::map<Addr, ReadEntry> reads_;
   std::map<Addr, WriteEntry> writes_;
+  struct Validation {
+    Timestamp version;  // first seen
+    Timestamp seen_at;  // the read timestamp then
+  };
+  std::map<Addr, Validation> validate_;  // ValidateAtCommit
   std::vector<std::pair<Addr, uint32_t>> allocated_;  // (addr, slab-relative index) to undo
 };
 
