@@ -55,6 +55,8 @@ struct Analysis {
   std::optional<Binder::BoundDml> dml;          // INSERT, UPDATE, DELETE
   std::optional<InsertPlan> copy_from;          // COPY table FROM STDIN
   std::shared_ptr<const Analysis> explained;    // EXPLAIN's statement
+  // "SELECT FOR UPDATE" when the query locks rows (Binder::RowLockCommand): refused in READ ONLY.
+  std::optional<std::string> lock_command;
   // The result columns (SELECT's, RETURNING's, or EXPLAIN's one text column).
   const std::vector<OutputColumn>* Columns() const {
     static const std::vector<OutputColumn> kExplain = {OutputColumn{"QUERY PLAN", TypeId::kText}};
@@ -328,6 +330,7 @@ std::expected<std::shared_ptr<const Analysis>, Error> SessionImpl::Bind(const St
     auto bound = binder.BindQuery(*select);
     if (!bound) return std::unexpected(bound.error());
     analysis->query = std::move(*bound);
+    analysis->lock_command = binder.RowLockCommand();
   }
   if (const auto* vacuum = std::get_if<VacuumStmt>(&statement.node)) {
     for (const QualifiedName& name : vacuum->relations) {
@@ -382,6 +385,7 @@ std::expected<void, Error> SessionImpl::Attach(const Analysis& analysis, ExecCon
   if (!t) return std::unexpected(t.error());
   db_.txn = *t;
   db_.catalog = analysis.catalog ? analysis.catalog->snapshot : nullptr;
+  db_.catalog_root = node_->Catalog(machine_).root();
   db_.caches = node_->Caches(machine_);
   db_.database = database_;
   db_.user = user_;
@@ -444,6 +448,9 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
     auto analysis = Revalidate(p);
     if (!analysis) return std::unexpected(analysis.error());
     portal.analysis = *analysis;
+    if (const auto& command = portal.analysis->lock_command) {
+      if (auto writable = txn_.RequireWritable(*command); !writable) return std::unexpected(writable.error());
+    }
     if (portal.analysis->catalog) {
       if (auto attached = Attach(*portal.analysis, ctx); !attached) return std::unexpected(attached.error());
     }

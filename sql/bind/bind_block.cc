@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
 
 #include "sql/bind/block.h"
+#include "sql/parse/ast_print.h"
 
 namespace farmdb::sql {
 namespace {
@@ -56,10 +58,25 @@ std::expected<BoundQuery, Error> Binder::BindQuery(const SelectStmt& select, con
   size_t ctes_before = ctes_.size();
   for (const CommonTableExpr& cte : select.with) ctes_.push_back(&cte);
   std::expected<BoundQuery, Error> result;
+  auto pushed_lock = std::exchange(pushed_lock_, std::nullopt);  // for this query, not its parts
   if (select.op != SelectStmt::SetOp::kNone) {
+    // transformSetOperationTree refuses a leaf's clause; the whole operation's is refused below.
+    for (const SelectStmt* leaf : {select.left.get(), select.right.get()}) {
+      if (leaf->op == SelectStmt::SetOp::kNone && !leaf->locking.empty()) {
+        ctes_.resize(ctes_before);
+        return std::unexpected(MakeError(
+            "0A000", fmt::format("{} is not allowed with UNION/INTERSECT/EXCEPT", ToString(leaf->locking.front().strength))));
+      }
+    }
     result = BindSetOperation(select, outer);
+    if (result && (!select.locking.empty() || pushed_lock)) {
+      // CheckSelectLocking
+      auto strength = select.locking.empty() ? *pushed_lock : select.locking.front().strength;
+      Error e = MakeError("0A000", fmt::format("{} is not allowed with UNION/INTERSECT/EXCEPT", ToString(strength)));
+      if (auto raised = LockError(std::move(e), select.locking.empty()); !raised) result = std::unexpected(raised.error());
+    }
   } else {
-    auto block = BindBlock(select, outer);
+    auto block = BindBlock(select, outer, pushed_lock);
     if (!block) result = std::unexpected(block.error());
     else result = FinishQuery(std::move(*block), select);
   }
@@ -67,9 +84,15 @@ std::expected<BoundQuery, Error> Binder::BindQuery(const SelectStmt& select, con
   return result;
 }
 
-std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, const Scope* outer) {
+std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, const Scope* outer,
+                                                     std::optional<LockingClause::Strength> pushed_lock) {
   Block block;
   block.scope.parent = outer;
+  block.locks.pushed = pushed_lock;
+  for (const LockingClause& clause : select.locking) {
+    block.locks.clauses.push_back(&clause);
+    for (const QualifiedName& name : clause.tables) block.locks.named.push_back({&name, clause.strength});
+  }
   const Scope* saved_scope = scope_;
   AggregateScope* saved_aggregates = aggregates_;
   std::string_view saved_clause = no_aggregates_clause_;
@@ -216,6 +239,8 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
     block.columns[i].type = block.targets[i]->type;
   }
 
+  // transformSelectStmt checks the locking clauses before parseCheckAggregates.
+  if (auto locked = FinishRowLocks(select, block); !locked) return fail(locked.error());
   block.aggregated = !block.aggregates.calls.empty() || !block.groups.empty() || block.having;
   if (block.aggregated) {
     auto error = [&](std::string message, int location) { return ErrorAt("42803", std::move(message), location); };
@@ -259,6 +284,8 @@ std::expected<BoundQuery, Error> Binder::FinishQuery(Block block, const SelectSt
   plan = std::make_shared<ProjectNode>(plan, std::move(block.targets));
   if (select.distinct) plan = std::make_shared<DistinctNode>(plan, visible);
   if (!block.order.empty()) plan = std::make_shared<SortNode>(plan, std::move(block.order));
+  // Below LIMIT, so only the rows returned are locked (PostgreSQL's grouping_planner).
+  if (!block.locks.targets.empty()) plan = std::make_shared<LockRowsNode>(plan, std::move(block.locks.targets));
   auto limited = AddLimit(std::move(plan), select);
   if (!limited) return std::unexpected(limited.error());
   plan = std::move(*limited);

@@ -93,6 +93,8 @@ Binder Binder::SubBinder() const {
   sub.load_catalog_ = load_catalog_;
   sub.catalog_ = catalog_;
   sub.ctes_ = ctes_;
+  sub.row_locks_ = row_locks_;
+  sub.depth_ = depth_ + 1;
   return sub;
 }
 
@@ -287,11 +289,20 @@ std::expected<std::pair<std::vector<BoundExprPtr>, std::vector<OutputColumn>>, E
 }
 
 std::expected<void, Error> Binder::BindFromItem(const TableRef& ref, Block& block) {
-  auto add_columns = [&](FromItem item, const std::vector<OutputColumn>& columns, std::string qualifier,
+  auto add_columns = [&](FromItem item, std::vector<OutputColumn> columns, std::string qualifier,
                          const std::vector<std::string>& aliases) -> std::expected<void, Error> {
     if (aliases.size() > columns.size()) {
       return std::unexpected(ErrorAt("42P10", fmt::format("table \"{}\" has {} columns available but {} columns specified",
                                                           qualifier, columns.size(), aliases.size()), ref.location));
+    }
+    // A relation FOR UPDATE/SHARE reaches ends with its scan's row_addr column, unnamed.
+    std::optional<LockingClause::Strength> lock;
+    if (item.table != nullptr || item.view != nullptr) lock = block.locks.Reach(qualifier, BlockLocks::Kind::kItem);
+    if (lock) {
+      item.row_addr = true;
+      columns.push_back(OutputColumn{"", TypeId::kInt8});
+      bool exclusive = item.table != nullptr && BlockLocks::Exclusive(*lock);
+      block.locks.items.push_back({block.items.size(), qualifier, *lock, true, exclusive, block.width + columns.size() - 1});
     }
     item.first_slot = block.width;
     item.width = columns.size();
@@ -312,6 +323,7 @@ std::expected<void, Error> Binder::BindFromItem(const TableRef& ref, Block& bloc
       if (name.schema.empty()) {
         for (auto it = ctes_.rbegin(); it != ctes_.rend(); ++it) {
           if ((*it)->name != name.name) continue;
+          block.locks.Reach(qualifier, BlockLocks::Kind::kCte);  // never locked, refused if named
           Binder sub = SubBinder();
           sub.ctes_.assign(ctes_.begin(), it.base() - 1);  // a CTE sees the ones before it
           auto query = sub.BindQuery(*(*it)->query, block.scope.parent);
@@ -348,7 +360,9 @@ std::expected<void, Error> Binder::BindFromItem(const TableRef& ref, Block& bloc
       return add_columns(FromItem{.view = view, .alias = qualifier}, columns, qualifier, ref.column_aliases);
     }
     case TableRef::Kind::kSubquery: {
-      Binder sub = SubBinder();
+      auto lock = block.locks.Reach(ref.alias, BlockLocks::Kind::kItem);
+      if (lock) block.locks.items.push_back({block.items.size(), ref.alias, *lock, false, false});
+      Binder sub = LockedSubBinder(lock, block);
       auto query = sub.BindQuery(*ref.subquery, block.scope.parent);
       if (!query) return std::unexpected(query.error());
       for (OutputColumn& c : query->columns) c.table_oid = 0, c.attnum = 0;
@@ -357,6 +371,7 @@ std::expected<void, Error> Binder::BindFromItem(const TableRef& ref, Block& bloc
     case TableRef::Kind::kJoin:
       break;
   }
+  if (!ref.alias.empty()) block.locks.Reach(ref.alias, BlockLocks::Kind::kJoin);  // refused if named
   if (ref.join_type == TableRef::JoinType::kLeft && ref.right->kind == TableRef::Kind::kJoin) {
     return std::unexpected(ErrorAt("0A000", "LEFT JOIN with a join on its right side is not supported yet", ref.location));
   }

@@ -7,6 +7,8 @@
 
 #include <expected>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,6 +70,10 @@ class Binder {
   // A whole query (SELECT, VALUES, set operations) as a plan (bind_query.cc). `outer`: the
   // enclosing query's scope for a subquery.
   std::expected<BoundQuery, Error> BindQuery(const SelectStmt& select, const Scope* outer = nullptr);
+  // After binding: "SELECT FOR UPDATE" (the strength of the statement's first row lock, as
+  // PostgreSQL's CreateCommandName) when the statement locks rows of a table or system view
+  // anywhere, which a READ ONLY transaction refuses with 25006 (ExecCheckXactReadOnly).
+  std::optional<std::string> RowLockCommand() const;
   // The table a DML statement names: 42P01 when missing, 42809 when not a table.
   std::expected<const storage::TableDesc*, Error> ResolveTable(const QualifiedName& name);
   // A scope over one table's row (slot = attnum - 1), for DML's WHERE, SET and RETURNING.
@@ -165,11 +171,24 @@ class Binder {
   std::expected<BoundExprPtr, Error> BindAggregate(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindSubquery(const Expr& expr);
   struct Block;
-  std::expected<Block, Error> BindBlock(const SelectStmt& select, const Scope* outer);
+  // `pushed_lock`: FOR UPDATE/SHARE of an enclosing query that reaches this one, a subquery in
+  // its FROM (PostgreSQL's pushed-down row marks).
+  std::expected<Block, Error> BindBlock(const SelectStmt& select, const Scope* outer,
+                                        std::optional<LockingClause::Strength> pushed_lock);
   std::expected<void, Error> BindFromItem(const TableRef& ref, Block& block);
   std::expected<BoundQuery, Error> BindSetOperation(const SelectStmt& select, const Scope* outer);
   std::expected<BoundQuery, Error> FinishQuery(Block block, const SelectStmt& select);
   std::expected<PlanPtr, Error> AddLimit(PlanPtr plan, const SelectStmt& select);
+  // FOR UPDATE / FOR SHARE (bind_locking.cc): PostgreSQL's transformLockingClause,
+  // CheckSelectLocking and the planner's outer-join check. FinishRowLocks runs at the end of a
+  // block: the errors, then the hidden targets with each locked relation's Addr (its
+  // LockRowsNode goes in FinishQuery). LockError raises an error of a query only an enclosing
+  // query's clause reached after that query's own errors, as PostgreSQL transforms the clause
+  // there: recorded for it (deferred_lock_error_), the query binding on without locks.
+  std::expected<void, Error> FinishRowLocks(const SelectStmt& select, Block& block);
+  std::expected<void, Error> LockError(Error e, bool pushed_only);
+  // A subquery in FROM that a clause reaches binds with this binder's pushed lock.
+  Binder LockedSubBinder(std::optional<LockingClause::Strength> lock, Block& block) const;
 
   CatalogLoader load_catalog_;
   const QueryCatalog* catalog_ = nullptr;  // once loaded
@@ -177,6 +196,17 @@ class Binder {
   AggregateScope* aggregates_ = nullptr;  // where aggregate calls go (null: not allowed here)
   std::string_view no_aggregates_clause_ = "WHERE";  // what 42803 names when aggregates_ is null
   std::vector<const CommonTableExpr*> ctes_;  // WITH queries visible, innermost last
+  // Row locks (bind_locking.cc): a lock pushed into this binder's query by the enclosing one;
+  // where its errors go; what the statement locks, shared by all its binders; the query nesting
+  // depth (the statement's outermost query names the command).
+  std::optional<LockingClause::Strength> pushed_lock_;
+  std::optional<Error>* deferred_lock_error_ = nullptr;
+  struct RowLockSummary {
+    bool relation = false;
+    std::optional<LockingClause::Strength> command;
+  };
+  std::shared_ptr<RowLockSummary> row_locks_ = std::make_shared<RowLockSummary>();
+  int depth_ = 0;
 
   std::string_view source_;
   std::vector<TypeId>& param_types_;

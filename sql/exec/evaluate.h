@@ -25,6 +25,7 @@ class TransactionBlock;
 struct DatabaseAccess {
   txn::Txn* txn = nullptr;
   storage::SnapshotPtr catalog;
+  txn::Addr catalog_root;  // the object `catalog` was read from (FOR SHARE of a system view)
   storage::TableCaches caches;
   std::string_view database;  // the session's database and user (system views)
   std::string_view user;

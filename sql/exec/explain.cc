@@ -78,6 +78,11 @@ void LimitNode::Explain(std::vector<std::string>& lines, int depth) const {
   child->Explain(lines, depth + 1);
 }
 
+void LockRowsNode::Explain(std::vector<std::string>& lines, int depth) const {
+  Line(lines, depth, "LockRows");
+  child->Explain(lines, depth + 1);
+}
+
 void AppendNode::Explain(std::vector<std::string>& lines, int depth) const {
   Line(lines, depth, "Append");
   for (const PlanPtr& input : inputs) input->Explain(lines, depth + 1);

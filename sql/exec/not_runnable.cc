@@ -21,7 +21,15 @@ class Checker {
   // Clause refusals first, then the expressions, each in the order of the text; subqueries in
   // FROM, WITH and set operations are checked the same way.
   std::optional<Error> Select(const SelectStmt& s) const {
-    if (!s.locking.empty()) return NotSupported("FOR UPDATE/SHARE");
+    for (const LockingClause& lock : s.locking) {
+      if (lock.wait != LockingClause::Wait::kSkipLocked) continue;
+      // Nothing to skip: farmdb's optimistic row locks are taken at commit (bind_locking.cc).
+      Error e = MakeError("0A000", "SKIP LOCKED is not supported");
+      e.detail = "farmdb's transactions are optimistic: a row lock is checked when its transaction commits, so no "
+                 "row is locked while a query runs and none could be skipped.";
+      e.hint = "Without SKIP LOCKED, of two transactions that lock one row the second to commit fails with 40001.";
+      return e;
+    }
     for (const CommonTableExpr& cte : s.with) {
       if (auto e = Select(*cte.query)) return e;
     }

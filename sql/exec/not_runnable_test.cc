@@ -17,9 +17,10 @@ std::optional<Error> Check(std::string_view sql) {
 
 TEST(NotRunnableTest, RefusesWhatCannotRunYet) {
   const ErrorCase cases[] = {
-      {"SELECT 1 FOR UPDATE", "0A000", "FOR UPDATE/SHARE is not supported yet", 0},
+      {"SELECT * FROM t FOR UPDATE SKIP LOCKED", "0A000", "SKIP LOCKED is not supported", 0},
+      {"SELECT * FROM t WHERE a IN (SELECT a FROM u FOR SHARE OF u SKIP LOCKED)", "0A000", "SKIP LOCKED is not supported", 0},
       {"EXPLAIN ANALYZE SELECT 1", "0A000", "EXPLAIN ANALYZE is not supported yet", 0},
-      {"EXPLAIN SELECT 1 FOR UPDATE", "0A000", "FOR UPDATE/SHARE is not supported yet", 0},
+      {"EXPLAIN SELECT * FROM t FOR KEY SHARE SKIP LOCKED", "0A000", "SKIP LOCKED is not supported", 0},
       {"SAVEPOINT a", "0A000", "SAVEPOINT is not supported yet", 0},
       {"RELEASE a", "0A000", "RELEASE SAVEPOINT is not supported yet", 0},
       {"ROLLBACK TO a", "0A000", "ROLLBACK TO SAVEPOINT is not supported yet", 0},
@@ -44,7 +45,9 @@ TEST(NotRunnableTest, RunnableStatementsPass) {
                           "INSERT INTO t VALUES (1, DEFAULT) RETURNING *", "UPDATE t SET a = 1 WHERE b = 2",
                           "DELETE FROM t", "EXPLAIN SELECT * FROM t", "SELECT 1 IN (1)", "SELECT 'a' LIKE 'b'",
                           "SELECT 1 WHERE 2 BETWEEN 1 AND 3", "DELETE FROM t WHERE a IN (1, 2)", "CREATE INDEX ON t (a)",
-                          "DROP INDEX i", "CREATE SEQUENCE s", "DROP SEQUENCE s", "ALTER TABLE t ADD COLUMN b int", "TRUNCATE t"}) {
+                          "DROP INDEX i", "CREATE SEQUENCE s", "DROP SEQUENCE s", "ALTER TABLE t ADD COLUMN b int", "TRUNCATE t",
+                          "SELECT * FROM t FOR UPDATE", "SELECT * FROM t FOR NO KEY UPDATE OF t NOWAIT",
+                          "SELECT * FROM t, u FOR SHARE OF t FOR KEY SHARE OF u", "EXPLAIN SELECT 1 FOR UPDATE"}) {
     EXPECT_FALSE(Check(sql).has_value()) << sql;
   }
 }

@@ -98,6 +98,7 @@ std::expected<bool, Error> TableScanCursor::Next(Row& row) {
     if (!more) return std::unexpected(StorageFailure(more.error()));
     if (!*more) return false;
     row = table_->Columns(iterator_->row());
+    if (node_.row_addr) row.push_back(Value::Int(TypeId::kInt8, static_cast<int64_t>(iterator_->row().addr().raw)));
     if (!node_.filter) return true;
     auto keep = Holds(*node_.filter, row, ctx_);
     if (!keep) return std::unexpected(keep.error());
@@ -125,6 +126,7 @@ class SystemViewCursor final : public Cursor {
   std::expected<bool, Error> Next(Row& row) override {
     while (next_ < rows_.size()) {
       row = std::move(rows_[next_++]);
+      if (node_.row_addr) row.push_back(Value::Int(TypeId::kInt8, static_cast<int64_t>(ctx_.db->catalog_root.raw)));
       if (!node_.filter) return true;
       auto keep = Holds(*node_.filter, row, ctx_);
       if (!keep) return std::unexpected(keep.error());

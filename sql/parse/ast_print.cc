@@ -68,8 +68,7 @@ std::string From(const TableRef& ref) {
 }
 
 std::string Locking(const LockingClause& lock) {
-  static constexpr std::string_view kStrength[] = {"FOR UPDATE", "FOR NO KEY UPDATE", "FOR SHARE", "FOR KEY SHARE"};
-  std::string out(kStrength[static_cast<int>(lock.strength)]);
+  std::string out(ToString(lock.strength));
   if (!lock.tables.empty()) out += " OF " + Join(lock.tables, Name);
   if (lock.wait == LockingClause::Wait::kNoWait) out += " NOWAIT";
   if (lock.wait == LockingClause::Wait::kSkipLocked) out += " SKIP LOCKED";
@@ -350,5 +349,10 @@ std::string ToString(const SelectStmt& s) {
 }
 
 std::string ToString(const StatementNode& node) { return std::visit(StatementPrinter{}, node); }
+
+std::string_view ToString(LockingClause::Strength strength) {
+  static constexpr std::string_view kNames[] = {"FOR UPDATE", "FOR NO KEY UPDATE", "FOR SHARE", "FOR KEY SHARE"};
+  return kNames[static_cast<int>(strength)];
+}
 
 }  // namespace farmdb::sql

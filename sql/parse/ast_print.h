@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "sql/parse/ast.h"
 
@@ -14,5 +15,7 @@ namespace farmdb::sql {
 std::string ToString(const Expr& expr);
 std::string ToString(const SelectStmt& select);
 std::string ToString(const StatementNode& node);
+// "FOR UPDATE", "FOR NO KEY UPDATE", "FOR SHARE", "FOR KEY SHARE" (PostgreSQL's LCS_asString).
+std::string_view ToString(LockingClause::Strength strength);
 
 }  // namespace farmdb::sql

@@ -63,16 +63,19 @@ struct IndexAccess {
   bool backward = false;
 };
 
+// `row_addr`: the row ends with one more column, the row object's Addr as an int8, for a
+// LockRowsNode above (FOR UPDATE / FOR SHARE).
 class TableScanNode final : public PlanNode {
  public:
   TableScanNode(storage::SnapshotPtr catalog, const storage::TableDesc* table, std::string alias, IndexAccess access,
-                BoundExprPtr filter)
-      : PlanNode(table->columns.size()),
+                BoundExprPtr filter, bool row_addr = false)
+      : PlanNode(table->columns.size() + (row_addr ? 1 : 0)),
         catalog(std::move(catalog)),
         table(table),
         alias(std::move(alias)),
         access(std::move(access)),
-        filter(std::move(filter)) {}
+        filter(std::move(filter)),
+        row_addr(row_addr) {}
   std::expected<CursorPtr, Error> Open(ExecContext& ctx) const override;
   void Explain(std::vector<std::string>& lines, int depth) const override;
   // The scan as UPDATE and DELETE run it: the cursor also exposes the stored row.
@@ -83,16 +86,21 @@ class TableScanNode final : public PlanNode {
   std::string alias;
   IndexAccess access;
   BoundExprPtr filter;  // over the table's row; null: every row
+  bool row_addr;
 };
 
+// `row_addr`: the view's row ends with one more column, the catalog root's Addr as an int8
+// (DatabaseAccess::catalog_root): a system view's rows are that object's contents, for a
+// LockRowsNode above.
 class SystemViewScanNode final : public PlanNode {
  public:
-  SystemViewScanNode(const SystemView* view, size_t width, BoundExprPtr filter)
-      : PlanNode(width), view(view), filter(std::move(filter)) {}
+  SystemViewScanNode(const SystemView* view, size_t width, BoundExprPtr filter, bool row_addr = false)
+      : PlanNode(width), view(view), filter(std::move(filter)), row_addr(row_addr) {}
   std::expected<CursorPtr, Error> Open(ExecContext& ctx) const override;
   void Explain(std::vector<std::string>& lines, int depth) const override;
   const SystemView* view;
   BoundExprPtr filter;
+  bool row_addr;
 };
 
 // VALUES lists, or the one empty row of a SELECT without FROM (rows = {{}}).
@@ -222,6 +230,26 @@ class LimitNode final : public PlanNode {
   void Explain(std::vector<std::string>& lines, int depth) const override;
   PlanPtr child;
   BoundExprPtr limit, offset;  // null: none
+};
+
+// SELECT ... FOR UPDATE / FOR SHARE (PostgreSQL's LockRows): passes its input's rows through,
+// locking in the statement's Txn the object whose Addr each target column holds (a row object,
+// or the catalog root for a system view; NULL: none): exclusive ones with
+// txn::Txn::WriteUnchanged, shared ones with ValidateAtCommit (txn.h: the optimistic forms of
+// row locks). Placed as PostgreSQL places it: above ORDER BY's sort, below LIMIT, so the rows
+// locked are those returned.
+class LockRowsNode final : public PlanNode {
+ public:
+  struct Target {
+    size_t column;  // an int8 Addr in the input row
+    bool exclusive;
+  };
+  LockRowsNode(PlanPtr child, std::vector<Target> targets)
+      : PlanNode(child->width), child(std::move(child)), targets(std::move(targets)) {}
+  std::expected<CursorPtr, Error> Open(ExecContext& ctx) const override;
+  void Explain(std::vector<std::string>& lines, int depth) const override;
+  PlanPtr child;
+  std::vector<Target> targets;
 };
 
 // UNION ALL of its inputs (UNION is a DistinctNode over it).

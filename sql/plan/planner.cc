@@ -299,9 +299,11 @@ PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> item
       if (item_order != nullptr && choice.serves_order) item_order->satisfied = true;
       for (BoundExprPtr& c : pushed) ShiftColumns(*c, static_cast<int>(item.first_slot));
       right = std::make_shared<TableScanNode>(catalog, item.table, item.alias, std::move(choice.access),
-                                              CombineConjuncts(std::move(pushed)));
+                                              CombineConjuncts(std::move(pushed)), item.row_addr);
     } else {
-      right = item.view != nullptr ? PlanPtr(std::make_shared<SystemViewScanNode>(item.view, item.width, nullptr)) : item.plan;
+      right = item.view != nullptr
+                  ? PlanPtr(std::make_shared<SystemViewScanNode>(item.view, item.width, nullptr, item.row_addr))
+                  : item.plan;
       if (!pushed.empty()) {
         for (BoundExprPtr& c : pushed) ShiftColumns(*c, static_cast<int>(item.first_slot));
         right = std::make_shared<FilterNode>(right, CombineConjuncts(std::move(pushed)));

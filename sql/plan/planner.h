@@ -35,6 +35,7 @@ struct FromItem {
   size_t width = 0;
   JoinType join = JoinType::kInner;  // how it joins the items before it
   std::vector<BoundExprPtr> on = {};  // a LEFT JOIN's ON conjuncts (over the block row)
+  bool row_addr = false;  // a table or system view whose last slot is its scan's row_addr column
 };
 
 // ORDER BY of a single-item block that an index order may serve: sort keys over block slots.
