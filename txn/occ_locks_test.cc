@@ -8,66 +8,17 @@
 #include <functional>
 #include <thread>
 
-#include "txn/test_cluster.h"
-#include "txn/txn.h"
-#include "txn/workload.h"
+#include "txn/race_fixture.h"
 
 namespace farmdb::txn {
 namespace {
 
-// Machine 0 runs the transactions under test; the objects live at machine n-1 (remote when n >
-// 1) with n-1 backups.
-class OccLocksTest : public ::testing::TestWithParam<int> {
+// The objects live at the last machine: remote for the transactions under test when there are
+// several.
+class OccLocksTest : public ::testing::TestWithParam<int>, protected RaceFixture {
  protected:
-  OccLocksTest() : cluster_(ClusterOptions(GetParam()), Patient()) {}
+  OccLocksTest() : RaceFixture(GetParam()) {}
 
-  static cluster::LocalClusterOptions ClusterOptions(int n) {
-    cluster::LocalClusterOptions o;
-    o.machines = n;
-    o.replicas = n - 1;
-    o.region_size = 8 << 20;
-    o.sync_interval = std::chrono::microseconds(300);
-    return o;
-  }
-  // Semantics, not timing (see txn_test.cc): wait for heads locked by a commit in progress.
-  static EngineOptions Patient() {
-    EngineOptions e;
-    e.locked_read_wait = std::chrono::seconds(2);
-    return e;
-  }
-  static TxnOptions Options(Isolation isolation, bool strict = true) {
-    TxnOptions o;
-    o.isolation = isolation;
-    o.strict = strict;
-    return o;
-  }
-  static TxnOptions Snapshot() { return Options(Isolation::kSnapshot); }
-
-  Addr Create(uint64_t v) {
-    auto t = *other_->Begin({});
-    Addr a = *t->Alloc(8);
-    EXPECT_TRUE(t->Write(a, U64Bytes(v)));
-    EXPECT_TRUE(t->Commit());
-    return a;
-  }
-  CommitInfo Put(Addr a, uint64_t v) {
-    auto t = *other_->Begin({});
-    EXPECT_TRUE(t->Write(a, U64Bytes(v)));
-    auto info = t->Commit();
-    EXPECT_TRUE(info);
-    return info.value_or(CommitInfo{});
-  }
-  static uint64_t Get(Txn& t, Addr a) {
-    auto v = t.Read(a);
-    EXPECT_TRUE(v.has_value());
-    return v ? U64Value(*v) : ~uint64_t{0};
-  }
-  uint64_t Current(Addr a) {
-    auto t = *other_->Begin({});
-    uint64_t v = Get(*t, a);
-    EXPECT_TRUE(t->Commit());
-    return v;
-  }
   static void ExpectAbort(const std::expected<CommitInfo, TxnError>& r, AbortReason reason) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, TxnErrorCode::kAborted);
@@ -78,10 +29,6 @@ class OccLocksTest : public ::testing::TestWithParam<int> {
     other_->FlushTruncations();
     EXPECT_EQ(cluster_.CheckReplicas(), "");
   }
-
-  TestCluster cluster_;
-  std::unique_ptr<Worker> self_ = cluster_.engine(0).NewWorker();
-  std::unique_ptr<Worker> other_ = cluster_.engine(static_cast<MachineId>(GetParam() - 1)).NewWorker();
 };
 
 INSTANTIATE_TEST_SUITE_P(Machines, OccLocksTest, ::testing::Values(1, 3));

@@ -3,62 +3,14 @@
 // first-committer-wins check, and only snapshot-isolation transactions may refresh.
 #include <gtest/gtest.h>
 
-#include "txn/test_cluster.h"
-#include "txn/txn.h"
-#include "txn/workload.h"
+#include "txn/race_fixture.h"
 
 namespace farmdb::txn {
 namespace {
 
-class ReadRefreshTest : public ::testing::Test {
+class ReadRefreshTest : public ::testing::Test, protected RaceFixture {
  protected:
-  ReadRefreshTest() : cluster_(Options(), Patient()) {}
-
-  static cluster::LocalClusterOptions Options() {
-    cluster::LocalClusterOptions o;
-    o.machines = 2;
-    o.replicas = 1;
-    o.region_size = 8 << 20;
-    o.sync_interval = std::chrono::microseconds(300);
-    return o;
-  }
-  // Semantics, not timing (see txn_test.cc): wait for heads locked by a commit in progress.
-  static EngineOptions Patient() {
-    EngineOptions e;
-    e.locked_read_wait = std::chrono::seconds(2);
-    return e;
-  }
-  // Strict by default: a fresh R is past every commit that finished before the refresh (§4.2).
-  static TxnOptions Options(Isolation isolation, bool strict = true) {
-    TxnOptions o;
-    o.isolation = isolation;
-    o.strict = strict;
-    return o;
-  }
-  static TxnOptions Snapshot() { return Options(Isolation::kSnapshot); }
-
-  // Commits `v` into a new object (create) or into `a` from machine 1's worker.
-  Addr Create(uint64_t v) {
-    auto t = *other_->Begin({});
-    Addr a = *t->Alloc(8);
-    EXPECT_TRUE(t->Write(a, U64Bytes(v)));
-    EXPECT_TRUE(t->Commit());
-    return a;
-  }
-  void Put(Addr a, uint64_t v) {
-    auto t = *other_->Begin({});
-    EXPECT_TRUE(t->Write(a, U64Bytes(v)));
-    EXPECT_TRUE(t->Commit());
-  }
-  static uint64_t Get(Txn& t, Addr a) {
-    auto v = t.Read(a);
-    EXPECT_TRUE(v.has_value());
-    return v ? U64Value(*v) : ~uint64_t{0};
-  }
-
-  TestCluster cluster_;
-  std::unique_ptr<Worker> self_ = cluster_.engine(0).NewWorker();
-  std::unique_ptr<Worker> other_ = cluster_.engine(1).NewWorker();
+  ReadRefreshTest() : RaceFixture(2) {}
 };
 
 TEST_F(ReadRefreshTest, ReadsAfterARefreshSeeLaterCommits) {
