@@ -42,6 +42,9 @@ class Channel {
   virtual ReadStatus ReadExact(char* out, size_t n) = 0;
   // False when the peer is gone (or will not read while the server stops).
   virtual bool WriteAll(std::string_view bytes) = 0;
+  // Bytes already received and not read yet, without waiting (possibly none): whether a Sync
+  // follows an Execute (Connection::SyncIsNext).
+  virtual std::string_view Buffered() const = 0;
 };
 
 // What every connection of one server shares; all of it outlives the connections.
@@ -100,6 +103,8 @@ class Connection : private sql::ResultSink {
   void HandleClose(const Close& close);
   void HandleSync();
   void ExtendedError(sql::Error error);
+  // The next message, already received, is a Sync (sql::Session::Execute's `sync_follows`).
+  bool SyncIsNext() const;
 
   // sql::ResultSink
   void RowDescription(std::span<const sql::Column> columns) override;

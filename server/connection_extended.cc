@@ -41,6 +41,14 @@ void Connection::ExtendedError(sql::Error error) {
   }
   PutError(out_, error);
   ignore_till_sync_ = true;
+  // Any error fails the transaction (postgres.c aborts it): the Executes before it in the
+  // implicit transaction roll back, a block fails. The session already knows its own errors.
+  session_->MessageFailed();
+}
+
+bool Connection::SyncIsNext() const {
+  std::string_view next = channel_.Buffered();
+  return next.size() >= 5 && next[0] == 'S' && GetInt32(next, 1) == 4;
 }
 
 void Connection::HandleParse(const Parse& parse) {
@@ -122,7 +130,7 @@ void Connection::HandleExecute(const Execute& execute) {
   std::expected<sql::ExecuteResult, sql::Error> result;
   {
     RunningScope running(cancel_);
-    result = session_->Execute(*it->second, execute.max_rows > 0 ? execute.max_rows : 0, *this);
+    result = session_->Execute(*it->second, execute.max_rows > 0 ? execute.max_rows : 0, SyncIsNext(), *this);
   }
   extended_mode_ = false;
   if (fatal_) return;
@@ -148,7 +156,9 @@ void Connection::HandleClose(const Close& close) {
 
 void Connection::HandleSync() {
   ignore_till_sync_ = false;
-  session_->Sync();
+  // The implicit transaction commits here; its failure (40001) precedes ReadyForQuery, as
+  // postgres.c's finish_xact_command at Sync reports it.
+  if (auto synced = session_->Sync(*this); !synced) PutError(out_, synced.error());
   DropPortalsOutsideBlock();
   PutReadyForQuery(out_, session_->Status());
   Flush();

@@ -110,7 +110,7 @@ TEST_F(ExtendedTest, NamedStatementRules) {
                   &seen),
             "12EZ");
   EXPECT_EQ(Code(seen[2]), "42P03");
-  EXPECT_EQ(seen.back().body, "T");
+  EXPECT_EQ(seen.back().body, "E") << "an error fails the block (PostgreSQL 15 too)";
 }
 
 TEST_F(ExtendedTest, BindChecks) {
@@ -133,6 +133,36 @@ TEST_F(ExtendedTest, BindChecks) {
   EXPECT_EQ(Batch(client_, {Parse{"", "ERROR", {}}, Sync{}}, &seen), "EZ");
   EXPECT_EQ(Code(seen[0]), "42601");
   EXPECT_EQ(Batch(client_, {Query{"SELECT 1"}}), "TDCZ");
+}
+
+TEST_F(ExtendedTest, ACommitFailingAtSyncIsReportedBeforeReadyForQuery) {
+  // The Executes up to Sync are one transaction, committed at Sync (postgres.c
+  // finish_xact_command); its failure follows their results.
+  std::vector<BackendMessage> seen;
+  EXPECT_EQ(Batch(client_,
+                  {Parse{"", "FAIL AT SYNC", {}}, Bind{}, Execute{"", 0}, Parse{"", "SELECT 1", {}}, Bind{},
+                   Execute{"", 0}, Sync{}},
+                  &seen),
+            "12C12DCNEZ");
+  EXPECT_EQ(Code(seen[8]), "40001");
+  EXPECT_EQ(seen.back().body, "I");
+  EXPECT_EQ(Batch(client_, {Query{"SELECT 1"}}), "TDCZ");
+}
+
+TEST_F(ExtendedTest, AnErrorOfTheServersOwnFailsTheTransaction) {
+  // postgres.c aborts the transaction at any error: the Executes before it roll back, a block
+  // fails (checked on PostgreSQL 15), so the session hears of the server's own errors too.
+  std::vector<BackendMessage> seen;
+  EXPECT_EQ(Batch(client_, {Parse{"", "SELECT 1", {}}, Bind{}, Execute{"", 0}, Execute{"nope", 0}, Sync{}}, &seen),
+            "12DCEZ");
+  EXPECT_EQ(Code(seen[4]), "34000");
+  auto events = server_.engine().Events();
+  EXPECT_EQ(std::vector<std::string>(events.end() - 3, events.end()),
+            (std::vector<std::string>{"SELECT 1", "MessageFailed", "Sync"}));
+  EXPECT_EQ(Batch(client_, {Query{"BEGIN"}}), "CZ");
+  EXPECT_EQ(Batch(client_, {Describe{'S', "nope"}, Sync{}}, &seen), "EZ");
+  EXPECT_EQ(seen.back().body, "E");
+  EXPECT_EQ(Batch(client_, {Query{"ROLLBACK"}}), "CZ");
 }
 
 TEST_F(ExtendedTest, FlushSendsWithoutSync) {
@@ -190,6 +220,7 @@ class MemoryChannel : public Channel {
     writes.emplace_back(bytes);
     return true;
   }
+  std::string_view Buffered() const override { return std::string_view(input_).substr(offset_); }
   std::vector<std::string> writes;
 
  private:
@@ -197,29 +228,48 @@ class MemoryChannel : public Channel {
   size_t offset_ = 0;
 };
 
-TEST(ConnectionTest, PipelinedBatchIsOneWrite) {
+// Runs a Connection over `messages` (after a trust startup), all received at once; the writes.
+std::vector<std::string> RunConnection(FakeEngine& engine, const std::vector<FrontendMessage>& messages) {
   Config config = DefaultConfig();
   auto secrets = DeriveRoleSecrets(config);
-  FakeEngine engine;
   CancelRegistry registry;
   spdlog::logger log("test", std::make_shared<spdlog::sinks::null_sink_mt>());
   std::string input;
   EncodeStartupPacket(StartupMessage{3, 0, {{"user", "postgres"}}}, input);
-  for (int i = 0; i < 10; ++i) {
-    EncodeMessage(Parse{"", "SELECT 1", {}}, input);
-    EncodeMessage(Bind{}, input);
-    EncodeMessage(Execute{"", 0}, input);
-  }
-  EncodeMessage(Sync{}, input);
+  for (const auto& m : messages) EncodeMessage(m, input);
   MemoryChannel channel(input);
   {
     Connection connection({&config, &secrets, &engine, &registry, &log}, channel, 1,
                           *IpAddress::Parse("127.0.0.1"), "127.0.0.1");
     connection.Run();
   }
+  return channel.writes;
+}
+
+TEST(ConnectionTest, PipelinedBatchIsOneWrite) {
+  FakeEngine engine;
+  std::vector<FrontendMessage> batch;
+  for (int i = 0; i < 10; ++i) {
+    batch.push_back(Parse{"", "SELECT 1", {}});
+    batch.push_back(Bind{});
+    batch.push_back(Execute{"", 0});
+  }
+  batch.push_back(Sync{});
+  auto writes = RunConnection(engine, batch);
   // One write for the startup replies, one for the whole batch.
-  ASSERT_EQ(channel.writes.size(), 2u);
-  EXPECT_EQ(channel.writes[1].size(), 10 * (5 + 5 + 12 + 14) + 6u);
+  ASSERT_EQ(writes.size(), 2u);
+  EXPECT_EQ(writes[1].size(), 10 * (5 + 5 + 12 + 14) + 6u);
+}
+
+TEST(ConnectionTest, AnExecuteKnowsWhetherItsSyncIsAlreadyHere) {
+  // Session::Execute's sync_follows: only an Execute whose next message, already received, is
+  // Sync (the statement may then be its transaction's whole).
+  FakeEngine engine;
+  RunConnection(engine, {Parse{"", "SELECT 1", {}}, Bind{}, Execute{"", 0}, Sync{},
+                         Bind{}, Execute{"", 0}, Bind{}, Execute{"", 0}, Sync{},
+                         Bind{}, Execute{"", 0}, server::Flush{}, Sync{}});
+  EXPECT_EQ(engine.Events(), (std::vector<std::string>{"SELECT 1 (sync follows)", "Sync", "SELECT 1",
+                                                       "SELECT 1 (sync follows)", "Sync", "SELECT 1", "Sync"}));
 }
 
 }  // namespace

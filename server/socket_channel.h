@@ -28,6 +28,7 @@ class SocketChannel : public Channel {
 
   ReadStatus ReadExact(char* out, size_t n) override;
   bool WriteAll(std::string_view bytes) override;
+  std::string_view Buffered() const override { return {buffer_.get() + offset_, filled_ - offset_}; }
 
  private:
   bool Stopping() const;

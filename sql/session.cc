@@ -144,9 +144,12 @@ class SessionImpl final : public Session {
 
   std::vector<std::pair<std::string, std::string>> ReportedSettings() const override { return settings_.Reported(); }
   TxnStatus Status() const override { return txn_.Status(); }
-  // Each Execute committed its own Txn (TransactionBlock: kStatement), so ending the implicit
-  // transaction here commits nothing and cannot fail.
-  void Sync() override { (void)txn_.EndImplicit(); }
+  std::expected<void, Error> Sync(ResultSink& sink) override {
+    auto ended = txn_.EndImplicit();
+    ReportChanges(sink);  // a failed commit undoes the transaction's SETs
+    return ended;
+  }
+  void MessageFailed() override { txn_.StatementFailed(); }
 
   std::expected<void, Error> SimpleQuery(std::string_view text, ResultSink& sink) override {
     auto statements = Parse(text);
@@ -196,13 +199,14 @@ class SessionImpl final : public Session {
   std::expected<std::unique_ptr<Portal>, Error> Bind(std::shared_ptr<const PreparedStatement> statement,
                                                      const BindParameters& params) override;
 
-  std::expected<ExecuteResult, Error> Execute(Portal& portal, int64_t max_rows, ResultSink& sink) override {
-    txn_.StartMessage(TransactionBlock::ImplicitScope::kStatement);
-    auto result = Run(static_cast<PortalImpl&>(portal), max_rows, sink, /*describe=*/false);
-    // PostgreSQL reports changed settings just before ReadyForQuery; Sync has no sink, so the
-    // extended protocol reports them at the end of each Execute instead.
-    if (result) ReportChanges(sink);
-    return result;
+  std::expected<ExecuteResult, Error> Execute(Portal& portal, int64_t max_rows, bool sync_follows,
+                                              ResultSink& sink) override {
+    // TransactionBlock's header: the first Execute of an implicit transaction with its Sync
+    // already here is the whole transaction; otherwise the transaction lasts until Sync.
+    bool whole = sync_follows && !txn_.StatementCompleted();
+    txn_.StartMessage(whole ? TransactionBlock::ImplicitScope::kStatement : TransactionBlock::ImplicitScope::kSync);
+    // Changed settings are reported at Sync, just before ReadyForQuery, as PostgreSQL does.
+    return Run(static_cast<PortalImpl&>(portal), max_rows, sink, /*describe=*/false);
   }
 
  private:

@@ -152,11 +152,21 @@ class Session {
       std::string_view text, std::span<const Oid> param_types) = 0;
   virtual std::expected<std::unique_ptr<Portal>, Error> Bind(
       std::shared_ptr<const PreparedStatement> statement, const BindParameters& params) = 0;
-  // Runs the portal until it is done or `max_rows` rows were sent (0: no limit).
-  virtual std::expected<ExecuteResult, Error> Execute(Portal& portal, int64_t max_rows,
+  // Runs the portal until it is done or `max_rows` rows were sent (0: no limit). The Executes
+  // up to a Sync are one implicit transaction unless they open a block. `sync_follows`: the
+  // server already received the Sync that comes right after this Execute, so a first statement
+  // is the whole transaction: it commits before its rows go out and stays retryable
+  // (sql/exec/transaction_block.h).
+  virtual std::expected<ExecuteResult, Error> Execute(Portal& portal, int64_t max_rows, bool sync_follows,
                                                        ResultSink& sink) = 0;
-  // Sync: ends the implicit transaction of an extended-protocol batch.
-  virtual void Sync() = 0;
+  // Sync: ends the implicit transaction of an extended-protocol batch by committing it. The
+  // error is the commit's failure (40001), which the server sends before ReadyForQuery; the
+  // transaction is over either way. Settings reported to the client that changed go to `sink`.
+  virtual std::expected<void, Error> Sync(ResultSink& sink) = 0;
+  // An extended-protocol message failed in the server itself (an unknown statement or portal, a
+  // Bind of the wrong shape): the transaction fails as after a failed statement, as any error
+  // fails it in PostgreSQL (an implicit one rolls back, a block becomes failed).
+  virtual void MessageFailed() = 0;
 
   virtual TxnStatus Status() const = 0;
 };

@@ -159,9 +159,9 @@ TEST_F(SessionTest, DateStyleOutputAndInput) {
   auto portal = session_->Bind(*p, {values, {}, {}});
   ASSERT_TRUE(portal.has_value());
   RecordingSink sink;
-  ASSERT_TRUE(session_->Execute(**portal, 0, sink));
+  ASSERT_TRUE(session_->Execute(**portal, 0, false, sink));
   EXPECT_EQ(sink.rows[0][0], "2024-04-03");
-  session_->Sync();
+  ASSERT_TRUE(session_->Sync(sink_));
   e = Run("SELECT '13/13/2024'::date");
   EXPECT_EQ(e.sqlstate, "22008");
   EXPECT_EQ(e.hint, "Perhaps you need a different \"datestyle\" setting.");
@@ -231,7 +231,7 @@ TEST_F(SessionTest, EmptyQueries) {
   auto portal = session_->Bind(*p, {});
   ASSERT_TRUE(portal.has_value());
   RecordingSink sink;
-  auto r = session_->Execute(**portal, 0, sink);
+  auto r = session_->Execute(**portal, 0, false, sink);
   ASSERT_TRUE(r.has_value());
   EXPECT_TRUE(r->empty_query);
 }
@@ -419,7 +419,7 @@ TEST_F(SessionTest, BindDecodesTextAndBinary) {
   ASSERT_TRUE(portal.has_value()) << portal.error().message;
   EXPECT_EQ((*portal)->ResultColumns()[0].format, Format::kBinary);
   RecordingSink sink;
-  auto r = session_->Execute(**portal, 0, sink);
+  auto r = session_->Execute(**portal, 0, false, sink);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->command_tag, "SELECT 1");
   ASSERT_EQ(sink.rows.size(), 1u);
@@ -467,15 +467,15 @@ TEST_F(SessionTest, BinaryParametersAndResultsOfEveryType) {
   auto portal = session_->Bind(*p, {values, binary, {}});
   ASSERT_TRUE(portal.has_value()) << portal.error().message;
   RecordingSink text_sink;
-  ASSERT_TRUE(session_->Execute(**portal, 0, text_sink));
+  ASSERT_TRUE(session_->Execute(**portal, 0, false, text_sink));
   EXPECT_EQ(text_sink.rows[0], (std::vector<std::string>{"1.5", "0.1", "2020-01-02", "f"}));
   auto binary_portal = session_->Bind(*p, {values, binary, binary});
   ASSERT_TRUE(binary_portal.has_value());
   RecordingSink binary_sink;
-  ASSERT_TRUE(session_->Execute(**binary_portal, 0, binary_sink));
+  ASSERT_TRUE(session_->Execute(**binary_portal, 0, false, binary_sink));
   EXPECT_EQ(binary_sink.rows[0], (std::vector<std::string>{numeric, float8, std::string("\x00\x00\x1c\x8a", 4),
                                                            std::string("\x00", 1)}));
-  session_->Sync();
+  ASSERT_TRUE(session_->Sync(sink_));
   std::vector<Format> two_formats = {Format::kText, Format::kBinary};
   auto bad = session_->Bind(*p, {values, two_formats, {}});
   ASSERT_FALSE(bad.has_value());
@@ -510,7 +510,7 @@ TEST_F(SessionTest, PortalHonoursRowLimit) {
   size_t total = 0;
   int executes = 0;
   while (true) {
-    auto r = session_->Execute(**portal, 7, sink);
+    auto r = session_->Execute(**portal, 7, false, sink);
     ASSERT_TRUE(r.has_value());
     ++executes;
     EXPECT_LE(sink.rows.size() - total, 7u);
@@ -524,7 +524,7 @@ TEST_F(SessionTest, PortalHonoursRowLimit) {
   RecordingSink all;
   ASSERT_TRUE(session_->SimpleQuery("SHOW ALL", all));
   EXPECT_EQ(all.rows, sink.rows);
-  session_->Sync();
+  ASSERT_TRUE(session_->Sync(sink_));
 }
 
 // PostgreSQL suspends a portal whenever an Execute sent max_rows rows, even if none remain;
@@ -535,11 +535,11 @@ TEST_F(SessionTest, PortalSuspendsAtExactRowLimit) {
   auto portal = session_->Bind(*p, {});
   ASSERT_TRUE(portal.has_value());
   RecordingSink sink;
-  auto first = session_->Execute(**portal, 1, sink);
+  auto first = session_->Execute(**portal, 1, false, sink);
   ASSERT_TRUE(first.has_value());
   EXPECT_TRUE(first->suspended);
   EXPECT_EQ(sink.rows.size(), 1u);
-  auto second = session_->Execute(**portal, 1, sink);
+  auto second = session_->Execute(**portal, 1, false, sink);
   ASSERT_TRUE(second.has_value());
   EXPECT_FALSE(second->suspended);
   EXPECT_EQ(second->command_tag, "SELECT 0");
@@ -547,7 +547,7 @@ TEST_F(SessionTest, PortalSuspendsAtExactRowLimit) {
   // A larger limit than the rows completes at once, with the rows counted.
   auto whole = session_->Bind(*p, {});
   ASSERT_TRUE(whole.has_value());
-  auto r = session_->Execute(**whole, 2, sink);
+  auto r = session_->Execute(**whole, 2, false, sink);
   ASSERT_TRUE(r.has_value());
   EXPECT_FALSE(r->suspended);
   EXPECT_EQ(r->command_tag, "SELECT 1");
@@ -556,18 +556,18 @@ TEST_F(SessionTest, PortalSuspendsAtExactRowLimit) {
   ASSERT_TRUE(show.has_value());
   auto show_portal = session_->Bind(*show, {});
   ASSERT_TRUE(show_portal.has_value());
-  EXPECT_TRUE(session_->Execute(**show_portal, 1, sink)->suspended);
-  EXPECT_EQ(session_->Execute(**show_portal, 1, sink)->command_tag, "SHOW");
+  EXPECT_TRUE(session_->Execute(**show_portal, 1, false, sink)->suspended);
+  EXPECT_EQ(session_->Execute(**show_portal, 1, false, sink)->command_tag, "SHOW");
   // A statement without rows never suspends.
   auto set = session_->Prepare("SET DateStyle = 'ISO'", {});
   ASSERT_TRUE(set.has_value());
   auto set_portal = session_->Bind(*set, {});
   ASSERT_TRUE(set_portal.has_value());
-  auto set_result = session_->Execute(**set_portal, 1, sink);
+  auto set_result = session_->Execute(**set_portal, 1, false, sink);
   ASSERT_TRUE(set_result.has_value());
   EXPECT_FALSE(set_result->suspended);
   EXPECT_EQ(set_result->command_tag, "SET");
-  session_->Sync();
+  ASSERT_TRUE(session_->Sync(sink_));
 }
 
 TEST_F(SessionTest, ExtendedProtocolTransactions) {
@@ -579,13 +579,13 @@ TEST_F(SessionTest, ExtendedProtocolTransactions) {
   auto exec = [&](const std::shared_ptr<const PreparedStatement>& s) -> std::expected<ExecuteResult, Error> {
     auto portal = session_->Bind(s, {});
     if (!portal) return std::unexpected(portal.error());
-    return session_->Execute(**portal, 0, sink);
+    return session_->Execute(**portal, 0, false, sink);
   };
   ASSERT_TRUE(exec(*begin));
-  session_->Sync();
+  ASSERT_TRUE(session_->Sync(sink_));
   EXPECT_EQ(session_->Status(), TxnStatus::kInBlock);
   EXPECT_FALSE(exec(*fail));
-  session_->Sync();
+  ASSERT_TRUE(session_->Sync(sink_));
   EXPECT_EQ(session_->Status(), TxnStatus::kFailed);
   auto r = exec(*one);
   ASSERT_FALSE(r.has_value());
@@ -593,11 +593,11 @@ TEST_F(SessionTest, ExtendedProtocolTransactions) {
   auto rollback = session_->Prepare("ROLLBACK", {});
   ASSERT_TRUE(rollback);
   ASSERT_TRUE(exec(*rollback));
-  session_->Sync();
+  ASSERT_TRUE(session_->Sync(sink_));
   EXPECT_EQ(session_->Status(), TxnStatus::kIdle);
   // Outside a block an error ends the implicit transaction; the session stays usable.
   EXPECT_FALSE(exec(*fail));
-  session_->Sync();
+  ASSERT_TRUE(session_->Sync(sink_));
   EXPECT_EQ(session_->Status(), TxnStatus::kIdle);
   EXPECT_TRUE(exec(*one));
 }

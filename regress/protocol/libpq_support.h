@@ -17,6 +17,10 @@
 
 namespace farmdb::regress {
 
+constexpr Oid kBool = 16, kBytea = 17, kInt8 = 20, kInt2 = 21, kInt4 = 23, kText = 25,
+              kFloat4 = 700, kFloat8 = 701, kVarchar = 1043, kDate = 1082, kTimestamp = 1114,
+              kNumeric = 1700;
+
 // Counts checks and failures over the whole run; a failed check prints what it compared.
 class Checker {
  public:

@@ -18,14 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "regress/protocol/libpq_pipeline.h"
 #include "regress/protocol/libpq_support.h"
 
 namespace farmdb::regress {
 namespace {
 
-constexpr Oid kBool = 16, kBytea = 17, kInt8 = 20, kInt2 = 21, kInt4 = 23, kText = 25,
-              kFloat4 = 700, kFloat8 = 701, kVarchar = 1043, kDate = 1082, kTimestamp = 1114,
-              kNumeric = 1700;
 
 struct TypedValue {
   const char* type_name;
@@ -253,77 +251,6 @@ void TestDescribe() {
   Result dup(PQprepare(conn.get(), "described", "SELECT 1", 0, nullptr));
   Check(Field(dup.get(), PG_DIAG_SQLSTATE) == "42P05",
         "prepare duplicate name -> 42P05, got " + Field(dup.get(), PG_DIAG_SQLSTATE));
-}
-
-// Reads the next result of a pipeline and checks its status (and SQLSTATE for errors).
-void ExpectPipelineResult(PGconn* conn, ExecStatusType want, const std::string& label,
-                          const char* want_value = nullptr, const char* want_sqlstate = nullptr) {
-  Result res(PQgetResult(conn));
-  ExecStatusType got = res ? PQresultStatus(res.get()) : PGRES_EMPTY_QUERY;
-  Check(res != nullptr && got == want, label + ": status " +
-                                           (res ? PQresStatus(got) : std::string("no result")) +
-                                           " want " + PQresStatus(want) + " " +
-                                           (res ? PQresultErrorMessage(res.get()) : ""));
-  if (res && want_value && got == want)
-    Check(PQntuples(res.get()) == 1 && std::string(PQgetvalue(res.get(), 0, 0)) == want_value,
-          label + ": value");
-  if (res && want_sqlstate)
-    Check(Field(res.get(), PG_DIAG_SQLSTATE) == want_sqlstate,
-          label + ": sqlstate " + Field(res.get(), PG_DIAG_SQLSTATE));
-  if (want != PGRES_PIPELINE_SYNC) {
-    Result end(PQgetResult(conn));  // each query's results end with a null
-    Check(end == nullptr, label + ": null after the query's result");
-  }
-}
-
-void TestPipeline() {
-  Conn conn = ConnectOk(Env("E2E_TRUST_USER"), "");
-  PGconn* c = conn.get();
-  if (!Check(PQenterPipelineMode(c) == 1, "enter pipeline mode")) return;
-  const Oid int4 = kInt4;
-  auto send = [&](const char* sql, const char* value) {
-    const char* values[] = {value};
-    Check(PQsendQueryParams(c, sql, value ? 1 : 0, value ? &int4 : nullptr,
-                            value ? values : nullptr, nullptr, nullptr, 0) == 1,
-          std::string("send ") + sql + ": " + PQerrorMessage(c));
-  };
-  auto send_prepared = [&](const char* name, const char* value) {
-    const char* values[] = {value};
-    Check(PQsendQueryPrepared(c, name, 1, values, nullptr, nullptr, 0) == 1,
-          std::string("send prepared ") + name + ": " + PQerrorMessage(c));
-  };
-  send("SELECT $1::int4 * 2", "21");
-  send("SELECT 10 / $1::int4", "0");  // division by zero aborts the rest of the batch
-  send("SELECT 'skipped'", nullptr);
-  send("SET application_name = 'not_applied'", nullptr);
-  Check(PQsendPrepare(c, "skipped_stmt", "SELECT $1::int4", 1, &int4) == 1, "send prepare");
-  Check(PQpipelineSync(c) == 1, "first sync");
-  Check(PQsendPrepare(c, "doubler", "SELECT $1::int8 * 2", 0, nullptr) == 1, "send prepare 2");
-  send_prepared("doubler", "21");
-  send("SELECT $1::int4 + 1", "99");
-  send("SHOW application_name", nullptr);
-  Check(PQpipelineSync(c) == 1, "second sync");
-  send_prepared("skipped_stmt", "1");  // its Parse was skipped with the aborted batch
-  Check(PQpipelineSync(c) == 1, "third sync");
-
-  ExpectPipelineResult(c, PGRES_TUPLES_OK, "batch 1 query 1", "42");
-  ExpectPipelineResult(c, PGRES_FATAL_ERROR, "batch 1 division by zero", nullptr, "22012");
-  ExpectPipelineResult(c, PGRES_PIPELINE_ABORTED, "batch 1 query 3 aborted");
-  ExpectPipelineResult(c, PGRES_PIPELINE_ABORTED, "batch 1 SET aborted");
-  ExpectPipelineResult(c, PGRES_PIPELINE_ABORTED, "batch 1 prepare aborted");
-  ExpectPipelineResult(c, PGRES_PIPELINE_SYNC, "batch 1 sync");
-  ExpectPipelineResult(c, PGRES_COMMAND_OK, "batch 2 prepare");
-  ExpectPipelineResult(c, PGRES_TUPLES_OK, "batch 2 prepared statement", "42");
-  ExpectPipelineResult(c, PGRES_TUPLES_OK, "batch 2 query", "100");
-  ExpectPipelineResult(c, PGRES_TUPLES_OK, "batch 2 SHOW: the aborted SET never ran",
-                       "libpq_test");
-  ExpectPipelineResult(c, PGRES_PIPELINE_SYNC, "batch 2 sync");
-  ExpectPipelineResult(c, PGRES_FATAL_ERROR, "batch 3: the aborted prepare never ran", nullptr,
-                       "26000");
-  ExpectPipelineResult(c, PGRES_PIPELINE_SYNC, "batch 3 sync");
-  Check(PQexitPipelineMode(c) == 1, std::string("exit pipeline mode: ") + PQerrorMessage(c));
-  Result after(PQexec(c, "SELECT 'after pipeline'"));
-  Check(PQresultStatus(after.get()) == PGRES_TUPLES_OK, "simple query after pipeline mode");
 }
 
 void TestSingleRowMode() {
@@ -565,6 +492,7 @@ int main() {
       {"typed_parameters", TestTypedParameters},
       {"describe", TestDescribe},
       {"pipeline", TestPipeline},
+      {"pipeline_transactions", TestPipelineTransactions},
       {"single_row_mode", TestSingleRowMode},
       {"error_fields", TestErrorFields},
       {"copy_out", TestCopyOut},

@@ -126,13 +126,26 @@ class FakeSession : public sql::Session {
     return std::make_unique<FakePortal>(prepared, std::move(values), std::move(columns));
   }
 
-  std::expected<sql::ExecuteResult, sql::Error> Execute(sql::Portal& portal, int64_t max_rows,
+  std::expected<sql::ExecuteResult, sql::Error> Execute(sql::Portal& portal, int64_t max_rows, bool sync_follows,
                                                         sql::ResultSink& sink) override {
     auto& p = static_cast<FakePortal&>(portal);
+    engine_.Record(p.statement_->text() + (sync_follows ? " (sync follows)" : ""));
     return Run(p.statement_->text(), p.values_, max_rows, p.position_, sink);
   }
 
-  void Sync() override {}
+  std::expected<void, sql::Error> Sync(sql::ResultSink& sink) override {
+    engine_.Record("Sync");
+    if (!fail_at_sync_) return {};
+    fail_at_sync_ = false;
+    sql::Notice notice;
+    notice.message = "before the commit error";
+    sink.Notice(notice);
+    return std::unexpected(Err("40001", "could not serialize access due to concurrent update"));
+  }
+  void MessageFailed() override {
+    engine_.Record("MessageFailed");
+    if (status_ == sql::TxnStatus::kInBlock) status_ = sql::TxnStatus::kFailed;
+  }
   sql::TxnStatus Status() const override { return status_; }
 
  private:
@@ -182,6 +195,9 @@ class FakeSession : public sql::Session {
     } else if (statement == "COMMIT" || statement == "ROLLBACK") {
       result.command_tag = status_ == sql::TxnStatus::kFailed ? "ROLLBACK" : statement;
       status_ = sql::TxnStatus::kIdle;
+    } else if (statement == "FAIL AT SYNC") {
+      fail_at_sync_ = true;
+      result.command_tag = "DO";
     } else if (statement == "NOTICE") {
       sql::Notice notice;
       notice.message = "hello";
@@ -229,6 +245,7 @@ class FakeSession : public sql::Session {
   FakeEngine& engine_;
   sql::SessionOptions options_;
   sql::TxnStatus status_ = sql::TxnStatus::kIdle;
+  bool fail_at_sync_ = false;
 };
 
 std::expected<std::unique_ptr<sql::Session>, sql::Error> FakeEngine::NewSession(
@@ -253,6 +270,16 @@ std::string FakeEngine::Copied() {
 sql::SessionOptions FakeEngine::LastOptions() {
   std::lock_guard lock(mu_);
   return last_options_;
+}
+
+void FakeEngine::Record(std::string event) {
+  std::lock_guard lock(mu_);
+  events_.push_back(std::move(event));
+}
+
+std::vector<std::string> FakeEngine::Events() {
+  std::lock_guard lock(mu_);
+  return events_;
 }
 
 }  // namespace farmdb::server::testing

@@ -13,6 +13,8 @@
 //   SLEEP               waits until cancelled: 57014 "canceling statement due to user request"
 //   COPY IN             CopyInResponse, reads to CopyDone, tag "COPY <bytes received>"
 //   COPY OUT            CopyOutResponse, two rows "a\n" "b\n", CopyDone, tag COPY 2
+//   FAIL AT SYNC        tag DO; the next Sync sends a notice and fails with 40001 (a commit
+//                       that fails at Sync)
 // Anything else fails with 42601. Multiple statements per message are split on ';'.
 //
 // Thread-safety: the engine is thread-safe; a session belongs to one thread. `copied` and
@@ -39,12 +41,17 @@ class FakeEngine : public sql::Engine {
   std::atomic<int> sleeping{0};
   // The options of the last session created.
   sql::SessionOptions LastOptions();
+  // What the server asked of every session's extended protocol, in order: each Execute's
+  // statement (with " (sync follows)" when it said so), "Sync", "MessageFailed".
+  std::vector<std::string> Events();
 
  private:
   friend class FakeSession;
+  void Record(std::string event);
   std::mutex mu_;
   std::string copied_;
   sql::SessionOptions last_options_;
+  std::vector<std::string> events_;
 };
 
 }  // namespace farmdb::server::testing

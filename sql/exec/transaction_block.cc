@@ -142,6 +142,7 @@ std::optional<Error> TransactionBlock::FinishTxn(bool commit) {
 }
 
 std::expected<void, Error> TransactionBlock::EndStatement() {
+  statement_completed_ = true;
   if (state_ != State::kImplicit || scope_ != ImplicitScope::kStatement) return {};
   if (auto e = FinishTxn(true)) return std::unexpected(std::move(*e));
   return {};
@@ -165,6 +166,7 @@ void TransactionBlock::Open() {
   auto read_only = settings_.Get("default_transaction_read_only", false);
   settings_.BeginTransaction(**isolation, **read_only == "on");
   ran_query_ = false;
+  statement_completed_ = false;
 }
 
 std::optional<Error> TransactionBlock::Close(bool commit) {

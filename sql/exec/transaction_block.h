@@ -6,28 +6,42 @@
 //   kBlock --error--> kFailed --COMMIT (reported as ROLLBACK) / ROLLBACK--> kIdle
 //   kImplicit --error--> kIdle (rolled back)
 //
-// Implicit transactions, as PostgreSQL's (postgres.c exec_simple_query, xact.c
-// BeginImplicitTransactionBlock): a simple-query message of several statements is ONE implicit
-// transaction (ImplicitScope::kMessage, TBLOCK_IMPLICIT_INPROGRESS): an error in any statement
-// rolls back the ones before it, and its Txn commits at the end of the message (EndImplicit). A
-// BEGIN inside the message turns the implicit transaction into an explicit block that includes
-// the statements before it; a COMMIT or ROLLBACK inside it ends it (with PostgreSQL's "there is
-// no transaction in progress" warning) and the next statement opens a new one. A one-statement
-// message and each extended-protocol Execute are ImplicitScope::kStatement (TBLOCK_STARTED):
-// the Txn commits at the end of the statement (EndStatement), before its rows are sent.
+// Implicit transactions, as PostgreSQL's (postgres.c exec_simple_query, exec_execute_message,
+// xact.c BeginImplicitTransactionBlock). ImplicitScope says how long one lasts:
+//  - kMessage: a simple-query message of several statements is ONE implicit transaction
+//    (TBLOCK_IMPLICIT_INPROGRESS): an error in any statement rolls back the ones before it, and
+//    its Txn commits at the end of the message (EndImplicit). A BEGIN inside the message turns
+//    the implicit transaction into an explicit block that includes the statements before it; a
+//    COMMIT or ROLLBACK inside it ends it (with PostgreSQL's "there is no transaction in
+//    progress" warning) and the next statement opens a new one.
+//  - kSync: the extended protocol's Executes up to the next Sync are one implicit transaction
+//    (TBLOCK_STARTED, not a block for SET LOCAL): an error in any message rolls back the Executes
+//    before it (the server skips to Sync), and the Txn commits at Sync (EndImplicit), whose
+//    failure (40001) the client gets before ReadyForQuery, after the rows of every Execute.
+//  - kStatement: a one-statement simple-query message, and an Execute that is the first
+//    statement of its implicit transaction and that the server already knows is followed by
+//    Sync (Session::Execute's `sync_follows`: the Sync was in the same read from the client,
+//    as in the common Parse/Bind/Describe/Execute/Sync flight of pgjdbc, libpq's PQexecParams
+//    and pgbench -M prepared): the statement is the whole transaction, so its Txn commits at
+//    the end of the statement (EndStatement), before its rows are sent. Same outcome as
+//    committing at Sync, and it keeps the statement retryable.
 //
 // Server-side retry (DESIGN.md §2) is sound only while nothing of the transaction reached the
-// client. The rule: a statement is retried after a retryable abort (40001) iff it is the whole
-// of its implicit transaction, i.e. kImplicit with ImplicitScope::kStatement (CanRetryStatement):
-// its Txn commits before any of its output is sent, and no earlier statement shares the Txn. A
-// statement of a multi-statement message is never retried: the message's Txn commits after
-// earlier statements' results went out, so its 40001 reaches the client, as a commit-time
-// serialization failure does in PostgreSQL. Explicit blocks are never retried either.
-//
-// Known gap: PostgreSQL's extended-protocol implicit transaction lasts until Sync (several
-// Executes before one Sync are atomic); here each Execute commits its own Txn (kStatement), so
-// that statements outside blocks stay retryable and Sync, which cannot report an error through
-// Session::Sync(), never commits anything. Sync still ends the implicit state (EndImplicit).
+// client: a statement is re-run in a fresh Txn after a retryable abort (40001) iff it is the
+// first statement of its implicit transaction and its failure came before any of its output
+// (CanRetryStatement). Executors send a statement's rows and notices only after it succeeded,
+// so this holds for a failure while it runs, and for its commit when the commit comes at its
+// end (kStatement). Not retried:
+//  - the commit at Sync of a kSync transaction: the Executes' rows went out before it (a Flush
+//    may have sent them; re-running them would mean replaying the pipeline's messages), so the
+//    client gets 40001 after those rows, as from PostgreSQL's serializable commit at Sync.
+//    Buffering every Execute's output until Sync to hide that commit was rejected: it defeats
+//    Flush (libpq pipeline mode reads results before its Sync) and holds whole result sets in
+//    memory. Only pipelines of several Executes, and an Execute whose Sync had not arrived yet,
+//    see such a 40001; single-statement clients stay retryable through kStatement;
+//  - a later statement of a kSync or kMessage transaction: the earlier ones' results went out;
+//  - any statement of a kMessage transaction (its commit comes after the first result) and of
+//    an explicit block.
 //
 // The FaRMv2 transaction (txn::Txn) behind it, DESIGN.md §2. It is begun lazily, by the first
 // statement that reads or writes the database (Txn()), with the characteristics in effect then
@@ -71,7 +85,7 @@ class TransactionBlock {
  public:
   enum class State { kIdle, kImplicit, kBlock, kFailed };
   // How long an implicit transaction lasts (see the header comment).
-  enum class ImplicitScope { kStatement, kMessage };
+  enum class ImplicitScope { kStatement, kMessage, kSync };
 
   // `worker` (may be null) runs this session's transactions; `snapshots` (may be null) is the
   // Node's registry of exported snapshots. Both outlive the block.
@@ -89,12 +103,19 @@ class TransactionBlock {
   }
 
   // At the start of each simple-query message (kMessage when it holds several statements) and
-  // of each extended-protocol Execute (kStatement): how long an implicit transaction opened by
-  // the coming statements lasts.
+  // of each extended-protocol Execute (kStatement or kSync): how long an implicit transaction
+  // opened, or continued, by the coming statements lasts.
   void StartMessage(ImplicitScope scope) { scope_ = scope; }
+  // Whether a statement completed in the current implicit transaction (an Execute is then not
+  // its first statement).
+  bool StatementCompleted() const { return state_ == State::kImplicit && statement_completed_; }
   // Whether a retryable failure of the current statement may be retried by the server: it is
-  // the whole of its implicit transaction (see the header comment).
-  bool CanRetryStatement() const { return state_ == State::kImplicit && scope_ == ImplicitScope::kStatement; }
+  // the first statement of a kStatement or kSync implicit transaction (see the header comment);
+  // its commit is retried with it only in kStatement, where it comes at the statement's end.
+  bool CanRetryStatement() const {
+    return state_ == State::kImplicit && (scope_ == ImplicitScope::kStatement ||
+                                          (scope_ == ImplicitScope::kSync && !statement_completed_));
+  }
 
   // Before each statement: an idle session opens an implicit transaction.
   void StartStatement();
@@ -165,6 +186,7 @@ class TransactionBlock {
   State state_ = State::kIdle;
   ImplicitScope scope_ = ImplicitScope::kStatement;
   bool ran_query_ = false;
+  bool statement_completed_ = false;  // in this implicit transaction (StatementCompleted)
   // READ COMMITTED / UNCOMMITTED: the Txn takes a fresh read timestamp per statement.
   bool refresh_per_statement_ = false;
   // Set at each statement start when refresh_per_statement_: the next Txn() refreshes R.
