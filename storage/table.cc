@@ -101,10 +101,10 @@ StorageResult<std::vector<std::byte>> ReadObject(txn::Txn& t, Addr a) {
 StorageResult<void> FreeBTree(txn::Txn& t, Addr node) {
   auto bytes = ReadObject(t, node);
   if (!bytes) return std::unexpected(bytes.error());
-  auto n = DecodeNode(*bytes);
+  auto n = NodeView::Open(*bytes);
   if (!n) return Failure(Code::kCorrupt);
-  for (Addr child : n->children) {
-    if (auto r = FreeBTree(t, child); !r) return r;
+  for (size_t i = 0; !n->leaf() && i < n->count(); ++i) {
+    if (auto r = FreeBTree(t, n->child(i)); !r) return r;
   }
   return FreeObject(t, node);
 }
