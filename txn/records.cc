@@ -34,7 +34,7 @@ std::vector<std::byte> EncodeRecord(const Record& r) {
   return out;
 }
 
-std::optional<Record> DecodeRecord(std::span<const std::byte> bytes) {
+std::optional<Record> DecodeRecord(std::span<const std::byte> bytes, bool with_objects) {
   ByteReader rd(bytes);
   Record r;
   uint64_t w0 = rd.U64();
@@ -44,7 +44,7 @@ std::optional<Record> DecodeRecord(std::span<const std::byte> bytes) {
   r.write_ts = rd.U64();
   uint32_t nt = rd.U32(), no = rd.U32();
   for (uint32_t i = 0; i < nt && rd.ok(); ++i) r.truncated.push_back(rd.U64());
-  for (uint32_t i = 0; i < no && rd.ok(); ++i) {
+  for (uint32_t i = 0; with_objects && i < no && rd.ok(); ++i) {
     RecordObject o;
     o.addr = {rd.U64()};
     o.expected = rd.U64();

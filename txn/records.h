@@ -54,7 +54,9 @@ struct Record {
 // Encodes with room for the trailer; length is a multiple of 32.
 std::vector<std::byte> EncodeRecord(const Record& r);
 uint64_t EncodedSize(const Record& r);
-std::optional<Record> DecodeRecord(std::span<const std::byte> bytes);
+// `with_objects` false leaves `objects` empty: for applied records, whose objects the
+// participant never looks at (engine.h "Local participant").
+std::optional<Record> DecodeRecord(std::span<const std::byte> bytes, bool with_objects = true);
 
 // Word 0 of an encoded record: length | type << 32 | kRecordApplied if applied.
 inline constexpr uint64_t kRecordApplied = uint64_t{1} << 40;
