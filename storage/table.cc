@@ -71,7 +71,7 @@ StorageResult<IndexDescriptor> CreateIndex(txn::Txn& t, IndexSpec spec, bool pri
     if (!h) return std::unexpected(h.error());
     return IndexDescriptor{std::move(spec), h->root()};
   }
-  auto b = BTree::Create(t, {.unique = unique}, nullptr);
+  auto b = BTree::Create(t, {.unique = unique, .node_bytes = NodeBytesFor(spec)}, nullptr);
   if (!b) return std::unexpected(b.error());
   return IndexDescriptor{std::move(spec), b->root()};
 }
