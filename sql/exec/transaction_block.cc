@@ -124,12 +124,6 @@ std::optional<Error> TransactionBlock::FinishTxn(bool commit) {
     return std::nullopt;
   }
   auto committed = t->Commit();
-  if (!committed && committed.error().code == txn::TxnErrorCode::kInvalidArgument) {
-    // The commit's records exceed what the log rings take (engine.h log_size).
-    Error e = MakeError("54000", "transaction is too large to commit");
-    e.detail = "Its writes do not fit half of a commit log ring (NodeOptions::log_size).";
-    return e;
-  }
   if (!committed) return TxnFailure(committed.error());
   return std::nullopt;
 }
