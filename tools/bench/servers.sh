@@ -4,6 +4,7 @@
 #
 #   bench_init                     make $bench_work, trap EXIT
 #   bench_start_farmdb BIN [ARGS]  start farmdb on a free port -> $farmdb_port
+#   bench_stop_farmdb              stop it and remove its data, so another can start
 #   bench_start_postgres [-c ...]  initdb + start PostgreSQL 15 (fsync=off plus the given
 #                                  settings) -> $pg_port
 #   bench_machine                  one line: cores, CPU model, kernel
@@ -20,10 +21,7 @@ bench_pg_started=""
 bench_as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
 bench_cleanup() {
-  if [ -n "$bench_farmdb_pid" ]; then
-    kill -TERM "$bench_farmdb_pid" 2>/dev/null || true
-    wait "$bench_farmdb_pid" 2>/dev/null || true
-  fi
+  bench_stop_farmdb
   if [ -n "$bench_pg_started" ]; then
     bench_as_pg "$bench_pgbin/pg_ctl" -D "$bench_work/pg" -m immediate stop >/dev/null 2>&1 || true
   fi
@@ -57,6 +55,14 @@ bench_start_farmdb() {
   }
   farmdb_port=${ready##*:}
   farmdb_port=${farmdb_port%% *}
+}
+
+bench_stop_farmdb() {
+  [ -n "$bench_farmdb_pid" ] || return 0
+  kill -TERM "$bench_farmdb_pid" 2>/dev/null || true
+  wait "$bench_farmdb_pid" 2>/dev/null || true
+  bench_farmdb_pid=""
+  rm -rf "$bench_work/farmdb" "$bench_work/ready"
 }
 
 bench_start_postgres() {
