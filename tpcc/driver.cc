@@ -1,5 +1,7 @@
 #include "tpcc/driver.h"
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -39,6 +41,13 @@ struct Shared {
 
 double Since(Clock::time_point from, Clock::time_point t) { return std::chrono::duration<double>(t - from).count(); }
 
+double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto seconds = [](timeval t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return seconds(u.ru_utime) + seconds(u.ru_stime);
+}
+
 // Sleeps `seconds`, or until the run ends.
 void Wait(const Shared& s, double seconds) {
   auto until = std::min(s.end, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
@@ -69,7 +78,8 @@ void TerminalThread(int index, Connection conn, Shared& s) {
     if (o.spec_wait) Wait(s, kKeyingSeconds[t]);
     auto begin = Clock::now();
     std::optional<Outcome> outcome;
-    for (int attempt = 1; attempt <= o.max_attempts && !outcome; ++attempt) {
+    int attempt = 1;
+    for (; attempt <= o.max_attempts; ++attempt) {
       auto result = Execute(conn, input);
       if (result) {
         outcome = *result;
@@ -86,13 +96,14 @@ void TerminalThread(int index, Connection conn, Shared& s) {
       stats.Count(Since(s.start, now), kTxnTypes);
       if (in_window(now)) {
         ++stats.types[t].retries;
-        ++stats.abort_reasons[AbortReason(e.sqlstate, e.message, e.detail)];
+        ++stats.abort_reasons[std::string(Name(type)) + ": " + AbortReason(e.sqlstate, e.message, e.detail)];
       }
     }
     auto done = Clock::now();
     if (outcome && !outcome->rolled_back) stats.Count(Since(s.start, done), t);
     if (in_window(done)) {
       TypeStats& ts = stats.types[t];
+      ts.most_attempts = std::max(ts.most_attempts, std::min(attempt, o.max_attempts));
       if (!outcome) {
         ++ts.failed;
       } else {
@@ -125,6 +136,7 @@ PgResult<RunResult> Drive(const DriverOptions& o) {
     terminals.push_back(std::move(*conn));
   }
   Shared s(o, warehouses);
+  double cpu_start = CpuSeconds();
   s.start = Clock::now();
   auto seconds = [](double x) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(x)); };
   s.measure_start = s.start + seconds(o.warmup_seconds);
@@ -136,6 +148,8 @@ PgResult<RunResult> Drive(const DriverOptions& o) {
   for (std::thread& t : threads) t.join();
   if (s.error) return std::unexpected(*s.error);
   RunResult result;
+  result.run_seconds = Since(s.start, Clock::now());
+  result.driver_cpu_seconds = CpuSeconds() - cpu_start;
   result.stats = std::move(s.stats);
   result.warehouses = warehouses;
   result.warmup_seconds = o.warmup_seconds;

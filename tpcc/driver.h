@@ -37,6 +37,8 @@ struct RunResult {
   int warehouses = 0;  // found in the database
   double warmup_seconds = 0;
   double measured_seconds = 0;
+  double run_seconds = 0;         // first transaction to the last thread's exit
+  double driver_cpu_seconds = 0;  // this process's user + system time over that span
 };
 
 PgResult<RunResult> Drive(const DriverOptions& options);

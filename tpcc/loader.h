@@ -20,7 +20,7 @@ struct LoadOptions {
 
 struct LoadSummary {
   std::map<std::string, int64_t> rows;  // per table
-  int64_t retries = 0;                  // COPYs run again after 40001/40P01
+  int64_t retries = 0;                  // statements run again after 40001/40P01
   double seconds = 0;
 };
 

@@ -29,6 +29,7 @@ TypeStats Total(const RunResult& run) {
     all.rolled_back += t.rolled_back;
     all.retries += t.retries;
     all.failed += t.failed;
+    all.most_attempts = std::max(all.most_attempts, t.most_attempts);
   }
   return all;
 }
@@ -45,18 +46,20 @@ std::string FormatReport(RunResult& run, const RunLabel& label) {
       "{:.1f} new-orders/s committed, tpmC {:.0f}\n\n",
       label.name, run.warehouses, label.connections, Isolation(label), label.pipeline ? "pipelined" : "one statement per round trip",
       run.warmup_seconds, secs, PerSecond(no.committed, secs), PerSecond(no.Completed(), secs) * 60);
-  out += fmt::format("{:<12} {:>10} {:>9} {:>8} {:>8} {:>8} {:>8} {:>9} {:>7} {:>7} {:>7}\n", "transaction", "committed",
-                     "per s", "p50 ms", "p90 ms", "p99 ms", "max ms", "retries", "retry%", "rolled", "failed");
+  out += fmt::format("{:<12} {:>10} {:>9} {:>8} {:>8} {:>8} {:>8} {:>9} {:>7} {:>9} {:>7} {:>7}\n", "transaction",
+                     "committed", "per s", "p50 ms", "p90 ms", "p99 ms", "max ms", "retries", "retry%", "max tries",
+                     "rolled", "failed");
   for (TxnType type : kTypes) {
     TypeStats& t = run.stats.of(type);
-    out += fmt::format("{:<12} {:>10} {:>9.1f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>9} {:>6.2f}% {:>7} {:>7}\n", Name(type),
-                       t.committed, PerSecond(t.committed, secs), QuantileMs(t.latency_us, 0.5),
+    out += fmt::format("{:<12} {:>10} {:>9.1f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>9} {:>6.2f}% {:>9} {:>7} {:>7}\n",
+                       Name(type), t.committed, PerSecond(t.committed, secs), QuantileMs(t.latency_us, 0.5),
                        QuantileMs(t.latency_us, 0.9), QuantileMs(t.latency_us, 0.99), QuantileMs(t.latency_us, 1.0),
-                       t.retries, RetryPercent(t), t.rolled_back, t.failed);
+                       t.retries, RetryPercent(t), t.most_attempts, t.rolled_back, t.failed);
   }
   TypeStats all = Total(run);
-  out += fmt::format("{:<12} {:>10} {:>9.1f} {:>44} {:>9} {:>6.2f}% {:>7} {:>7}\n", "all", all.committed,
-                     PerSecond(all.committed, secs), "", all.retries, RetryPercent(all), all.rolled_back, all.failed);
+  out += fmt::format("{:<12} {:>10} {:>9.1f} {:>44} {:>9} {:>6.2f}% {:>9} {:>7} {:>7}\n", "all", all.committed,
+                     PerSecond(all.committed, secs), "", all.retries, RetryPercent(all), all.most_attempts,
+                     all.rolled_back, all.failed);
   if (!run.stats.abort_reasons.empty()) {
     std::vector<std::pair<int64_t, std::string>> reasons;
     for (const auto& [reason, n] : run.stats.abort_reasons) reasons.emplace_back(n, reason);
@@ -65,6 +68,8 @@ std::string FormatReport(RunResult& run, const RunLabel& label) {
     for (const auto& [n, reason] : reasons) out += fmt::format("{:>10}  {}\n", n, reason);
   }
   out += fmt::format("\nDelivery found nothing to deliver in {} districts\n", run.stats.delivery_skipped);
+  out += fmt::format("the driver used {:.1f} s of CPU in {:.1f} s ({:.0f}% of one core)\n", run.driver_cpu_seconds,
+                     run.run_seconds, run.run_seconds > 0 ? 100 * run.driver_cpu_seconds / run.run_seconds : 0.0);
   return out;
 }
 
@@ -86,6 +91,14 @@ void WriteSummary(const std::string& path, RunResult& run, const std::vector<Che
   out += fmt::format("tpmc={:.0f}\n", PerSecond(no.Completed(), secs) * 60);
   out += fmt::format("tps={:.1f}\n", PerSecond(all.committed, secs));
   out += fmt::format("retries={}\nretry_rate_percent={:.2f}\nfailed={}\n", all.retries, RetryPercent(all), all.failed);
+  // Commits over the whole run, warm-up included, for costs measured around the whole run
+  // (server CPU time per transaction).
+  int64_t run_committed = 0;
+  for (const Bucket& b : run.stats.buckets) {
+    for (size_t t = 0; t < kTxnTypes; ++t) run_committed += b[t];
+  }
+  out += fmt::format("run_committed={}\nrun_seconds={:.2f}\ndriver_cpu_seconds={:.2f}\n", run_committed, run.run_seconds,
+                     run.driver_cpu_seconds);
   for (TxnType type : kTypes) {
     TypeStats& t = run.stats.of(type);
     out += fmt::format("{0}_committed={1}\n{0}_per_s={2:.1f}\n{0}_p50_ms={3:.2f}\n{0}_p90_ms={4:.2f}\n{0}_p99_ms={5:.2f}\n"

@@ -21,6 +21,7 @@ void Stats::Merge(Stats&& other) {
     mine.rolled_back += theirs.rolled_back;
     mine.retries += theirs.retries;
     mine.failed += theirs.failed;
+    mine.most_attempts = std::max(mine.most_attempts, theirs.most_attempts);
     mine.latency_us.insert(mine.latency_us.end(), theirs.latency_us.begin(), theirs.latency_us.end());
   }
   if (other.buckets.size() > buckets.size()) buckets.resize(other.buckets.size(), Bucket{});

@@ -23,6 +23,7 @@ struct TypeStats {
   int64_t rolled_back = 0;  // New-Order's intended rollbacks: completed, not committed
   int64_t retries = 0;      // attempts that ended in 40001 or 40P01 and were run again
   int64_t failed = 0;       // given up after the last allowed attempt
+  int most_attempts = 0;    // by one transaction: starvation shows here
   std::vector<uint32_t> latency_us;  // per completed transaction, retries included
 
   int64_t Completed() const { return committed + rolled_back; }
@@ -34,7 +35,7 @@ using Bucket = std::array<uint32_t, kTxnTypes + 1>;
 struct Stats {
   std::array<TypeStats, kTxnTypes> types;
   std::vector<Bucket> buckets;
-  std::map<std::string, int64_t> abort_reasons;  // "SQLSTATE message: detail" (digits as N)
+  std::map<std::string, int64_t> abort_reasons;  // "Type: SQLSTATE message: detail" (numbers as N)
   int64_t delivery_skipped = 0;                  // districts a Delivery found nothing to deliver in
 
   TypeStats& of(TxnType t) { return types[static_cast<size_t>(t)]; }
