@@ -72,7 +72,7 @@ void TerminalThread(int index, Connection conn, Shared& s) {
   Stats stats;
   auto in_window = [&](Clock::time_point t) { return t >= s.measure_start && t < s.end; };
   while (!s.stop && Clock::now() < s.end) {
-    TxnType type = ChooseType(r);
+    TxnType type = ChooseType(o.mix, r);
     auto t = static_cast<size_t>(type);
     Input input = MakeInput(type, terminal, r);
     if (o.spec_wait) Wait(s, kKeyingSeconds[t]);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tpcc/inputs.h"
 #include "tpcc/pg.h"
 #include "tpcc/stats.h"
 
@@ -21,6 +22,7 @@ namespace farmdb::tpcc {
 struct DriverOptions {
   std::string conninfo;
   int connections = 8;
+  Mix mix = kStandardMix;
   double warmup_seconds = 5;
   double duration_seconds = 30;
   // SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL <isolation>; "" keeps the

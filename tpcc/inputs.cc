@@ -65,12 +65,12 @@ const char* Name(TxnType type) {
   return "?";
 }
 
-TxnType ChooseType(Random& r) {
+TxnType ChooseType(const Mix& mix, Random& r) {
   int64_t x = r.Uniform(1, 100);
-  if (x <= 45) return TxnType::kNewOrder;
-  if (x <= 88) return TxnType::kPayment;
-  if (x <= 92) return TxnType::kOrderStatus;
-  if (x <= 96) return TxnType::kDelivery;
+  for (size_t t = 0; t < mix.size(); ++t) {
+    x -= mix[t];
+    if (x <= 0) return static_cast<TxnType>(t);
+  }
   return TxnType::kStockLevel;
 }
 

@@ -3,6 +3,7 @@
 // runs again with the same input.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -16,8 +17,12 @@ enum class TxnType { kNewOrder, kPayment, kOrderStatus, kDelivery, kStockLevel }
 inline constexpr int kTxnTypes = 5;
 const char* Name(TxnType type);  // "NewOrder", ...
 
-// The mix of the issue: 45% New-Order, 43% Payment, 4% each of the others.
-TxnType ChooseType(Random& r);
+// Percentages of New-Order, Payment, Order-Status, Delivery and Stock-Level, summing to 100.
+// kStandardMix is the issue's (TPC-C's minimums for the last four, Clause 5.2.3); others isolate
+// one transaction's cost or conflicts.
+using Mix = std::array<int, kTxnTypes>;
+inline constexpr Mix kStandardMix = {45, 43, 4, 4, 4};
+TxnType ChooseType(const Mix& mix, Random& r);
 
 // A customer named by id, or by last name (then the middle one of those sorted by c_first).
 struct CustomerRef {

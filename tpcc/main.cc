@@ -3,7 +3,7 @@
 //   tpcc load  [-w WAREHOUSES] [-c CONNECTIONS]                 schema + initial population
 //   tpcc run   [-c CONNECTIONS] [--warmup S] [--duration S]     the mix, then the checks
 //              [--isolation default|serializable|repeatable-read|read-committed]
-//              [--no-pipeline] [--spec-wait] [--no-check] [--label NAME]
+//              [--no-pipeline] [--spec-wait] [--no-check] [--label NAME] [--mix 45,43,4,4,4]
 //              [--log FILE.tsv] [--plot FILE.png] [--summary FILE]
 //   tpcc check                                                  consistency conditions only
 //
@@ -32,6 +32,7 @@ constexpr const char* kUsage =
     "       tpcc run   [-c CONNECTIONS] [--warmup S] [--duration S]\n"
     "                  [--isolation default|serializable|repeatable-read|read-committed]\n"
     "                  [--no-pipeline] [--spec-wait] [--no-check] [--label NAME]\n"
+    "                  [--mix NEWORDER,PAYMENT,ORDERSTATUS,DELIVERY,STOCKLEVEL] (percentages)\n"
     "                  [--log FILE.tsv] [--plot FILE.png] [--summary FILE]\n"
     "       tpcc check\n"
     "common: --dsn CONNINFO (default: PGHOST, PGPORT, ... from the environment), --seed N\n";
@@ -53,7 +54,7 @@ std::optional<Flags> Parse(int argc, char** argv) {
   static const std::vector<std::string> kSwitches = {"--no-pipeline", "--spec-wait", "--no-check"};
   static const std::vector<std::string> kValued = {"--warehouses", "--connections", "--warmup", "--duration",
                                                    "--isolation",  "--label",       "--log",    "--plot",
-                                                   "--summary",    "--dsn",         "--seed"};
+                                                   "--summary",    "--dsn",         "--seed",   "--mix"};
   if (argc < 2) return std::nullopt;
   Flags f;
   f.command = argv[1];
@@ -78,6 +79,22 @@ std::optional<std::string> IsolationSql(const std::string& flag) {
   if (flag == "repeatable-read") return "REPEATABLE READ";
   if (flag == "read-committed") return "READ COMMITTED";
   return std::nullopt;
+}
+
+// "45,43,4,4,4": five percentages summing to 100.
+std::optional<Mix> ParseMix(const std::string& text) {
+  Mix mix{};
+  size_t at = 0;
+  for (size_t i = 0; i < mix.size(); ++i) {
+    size_t end = text.find(',', at);
+    if ((end == std::string::npos) != (i + 1 == mix.size())) return std::nullopt;
+    mix[i] = std::atoi(text.substr(at, end - at).c_str());
+    if (mix[i] < 0) return std::nullopt;
+    at = end + 1;
+  }
+  int sum = 0;
+  for (int m : mix) sum += m;
+  return sum == 100 ? std::optional(mix) : std::nullopt;
 }
 
 int Fail(const PgError& e) {
@@ -117,16 +134,18 @@ int Run(const Flags& f) {
   o.warmup_seconds = std::atof(f.Get("--warmup", "5").c_str());
   o.duration_seconds = std::atof(f.Get("--duration", "30").c_str());
   auto isolation = IsolationSql(f.Get("--isolation", "default"));
+  auto mix = ParseMix(f.Get("--mix", "45,43,4,4,4"));
   o.pipeline = !f.Has("--no-pipeline");
   o.spec_wait = f.Has("--spec-wait");
   o.seed = std::strtoull(f.Get("--seed", "1").c_str(), nullptr, 10);
-  if (!isolation || o.connections < 1 || o.duration_seconds <= 0 || o.warmup_seconds < 0) {
+  if (!isolation || !mix || o.connections < 1 || o.duration_seconds <= 0 || o.warmup_seconds < 0) {
     return fmt::print(stderr, "{}", kUsage), 2;
   }
   o.isolation = *isolation;
+  o.mix = *mix;
   auto run = Drive(o);
   if (!run) return Fail(run.error());
-  RunLabel label{f.Get("--label", "the server"), o.connections, o.isolation, o.pipeline};
+  RunLabel label{f.Get("--label", "the server"), o.connections, o.isolation, o.pipeline, o.mix};
   fmt::print("{}\n", FormatReport(*run, label));
   std::string log = f.Get("--log", "tpcc_intervals.tsv");
   WriteIntervals(log, *run);

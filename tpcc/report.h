@@ -20,6 +20,7 @@ struct RunLabel {
   int connections = 0;
   std::string isolation;  // as run ("" = server default)
   bool pipeline = true;
+  Mix mix = kStandardMix;
 };
 
 // Sorts the latency samples in place.
