@@ -8,6 +8,7 @@
 #   bench_start_postgres [-c ...]  initdb + start PostgreSQL 15 (fsync=off plus the given
 #                                  settings) -> $pg_port
 #   bench_machine                  one line: cores, CPU model, kernel
+#   bench_cpu_ticks PID            CPU clock ticks used so far by PID and its children
 #   bench_ratio A B                A / B with two decimals
 #
 # PostgreSQL runs as the postgres user when this runs as root (initdb refuses root).
@@ -78,6 +79,16 @@ bench_machine() {
   local cpu
   cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
   echo "$(nproc) cores, ${cpu:-unknown CPU}, $(free -g | awk '/^Mem:/ {print $2}') GiB, $(uname -sr)"
+}
+
+# User + system time of PID (all threads), of its live children and of the children it has
+# reaped: PostgreSQL's backends end with their connections and leave their time to the postmaster.
+bench_cpu_ticks() {
+  local total=0 p
+  for p in "$1" $(pgrep -P "$1"); do
+    total=$((total + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
 }
 
 bench_ratio() { "$bench_py" -c "print(f'{$1 / $2:.2f}')"; }
