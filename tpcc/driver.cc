@@ -22,10 +22,11 @@ constexpr double kKeyingSeconds[kTxnTypes] = {18, 3, 2, 2, 2};
 constexpr double kThinkMeanSeconds[kTxnTypes] = {12, 12, 10, 5, 5};
 
 struct Shared {
-  Shared(const DriverOptions& o, int w) : options(o), warehouses(w) {}
+  Shared(const DriverOptions& o, int w, Scale scale) : options(o), warehouses(w), scale(scale) {}
 
   const DriverOptions& options;
   int warehouses;
+  Scale scale;
   Clock::time_point start, measure_start, end;
   std::atomic<bool> stop{false};
   std::mutex mu;  // guards error and stats
@@ -67,7 +68,7 @@ PgResult<Connection> OpenTerminal(const DriverOptions& o) {
 
 void TerminalThread(int index, Connection conn, Shared& s) {
   const DriverOptions& o = s.options;
-  Terminal terminal{index % s.warehouses + 1, (index / s.warehouses) % 10 + 1, s.warehouses};
+  Terminal terminal{index % s.warehouses + 1, (index / s.warehouses) % 10 + 1, s.warehouses, s.scale};
   Random r(o.seed * 1000003 + static_cast<uint64_t>(index), RunConstants(o.seed));
   Stats stats;
   auto in_window = [&](Clock::time_point t) { return t >= s.measure_start && t < s.end; };
@@ -123,10 +124,16 @@ void TerminalThread(int index, Connection conn, Shared& s) {
 PgResult<RunResult> Drive(const DriverOptions& o) {
   auto probe = Connection::Open(o.conninfo, false);
   if (!probe) return std::unexpected(probe.error());
-  auto count = probe->Exec("SELECT count(*) FROM warehouse");
+  // The database's size, as the loader made it: the inputs draw ids within it.
+  auto count = probe->Exec(
+      "SELECT (SELECT count(*) FROM warehouse), (SELECT count(*) FROM item), "
+      "(SELECT count(*) FROM customer WHERE c_w_id = 1 AND c_d_id = 1)");
   if (!count) return std::unexpected(count.error());
   int warehouses = static_cast<int>(count->Int(0, 0));
-  if (warehouses < 1) return std::unexpected(PgError{"", "no warehouses: load the database first", ""});
+  Scale scale{static_cast<int>(count->Int(0, 1)), static_cast<int>(count->Int(0, 2))};
+  if (warehouses < 1 || scale.items < 1 || scale.customers < 1) {
+    return std::unexpected(PgError{"", "no warehouses, items or customers: load the database first", ""});
+  }
 
   // Every terminal connects and prepares before the clock starts.
   std::vector<Connection> terminals;
@@ -135,7 +142,7 @@ PgResult<RunResult> Drive(const DriverOptions& o) {
     if (!conn) return std::unexpected(conn.error());
     terminals.push_back(std::move(*conn));
   }
-  Shared s(o, warehouses);
+  Shared s(o, warehouses, scale);
   double cpu_start = CpuSeconds();
   s.start = Clock::now();
   auto seconds = [](double x) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(x)); };
@@ -152,6 +159,7 @@ PgResult<RunResult> Drive(const DriverOptions& o) {
   result.driver_cpu_seconds = CpuSeconds() - cpu_start;
   result.stats = std::move(s.stats);
   result.warehouses = warehouses;
+  result.scale = scale;
   result.warmup_seconds = o.warmup_seconds;
   result.measured_seconds = o.duration_seconds;
   return result;

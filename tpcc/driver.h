@@ -37,6 +37,7 @@ struct DriverOptions {
 struct RunResult {
   Stats stats;
   int warehouses = 0;  // found in the database
+  Scale scale;         // likewise
   double warmup_seconds = 0;
   double measured_seconds = 0;
   double run_seconds = 0;         // first transaction to the last thread's exit

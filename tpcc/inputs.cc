@@ -13,21 +13,22 @@ int64_t OtherWarehouse(const Terminal& t, Random& r) {
 }
 
 // 60% by last name, 40% by id (Clauses 2.5.1.2, 2.6.1.2).
-CustomerRef Customer(Random& r) {
-  if (r.Uniform(1, 100) <= 60) return CustomerRef{0, r.CustomerLastName()};
-  return CustomerRef{r.CustomerId(), ""};
+CustomerRef Customer(const Terminal& t, Random& r) {
+  if (r.Uniform(1, 100) <= 60) return CustomerRef{0, r.CustomerLastName(t.scale.LastNames())};
+  return CustomerRef{r.CustomerId(t.scale.customers), ""};
 }
 
 NewOrderInput NewOrder(const Terminal& t, Random& r) {
   NewOrderInput in;
   in.warehouse = t.warehouse;
   in.district = r.Uniform(1, kDistrictsPerWarehouse);
-  in.customer = r.CustomerId();
+  in.customer = r.CustomerId(t.scale.customers);
   int64_t count = r.Uniform(5, 15);
   bool rollback = r.Uniform(1, 100) == 1;
   for (int64_t i = 0; i < count; ++i) {
     NewOrderInput::Line line;
-    line.item = rollback && i == count - 1 ? kItems + 1 : r.ItemId();  // Clause 2.4.1.4: an unused item
+    // Clause 2.4.1.4: the rolled-back New-Order's last item is an unused number.
+    line.item = rollback && i == count - 1 ? t.scale.items + 1 : r.ItemId(t.scale.items);
     line.supply_warehouse = r.Uniform(1, 100) == 1 ? OtherWarehouse(t, r) : t.warehouse;
     line.quantity = r.Uniform(1, 10);
     in.all_local = in.all_local && line.supply_warehouse == t.warehouse;
@@ -47,7 +48,7 @@ PaymentInput Payment(const Terminal& t, Random& r) {
     in.customer_warehouse = OtherWarehouse(t, r);
     in.customer_district = r.Uniform(1, kDistrictsPerWarehouse);
   }
-  in.customer = Customer(r);
+  in.customer = Customer(t, r);
   in.amount_cents = r.Uniform(100, 500000);
   return in;
 }
@@ -79,7 +80,7 @@ Input MakeInput(TxnType type, const Terminal& t, Random& r) {
     case TxnType::kNewOrder: return NewOrder(t, r);
     case TxnType::kPayment: return Payment(t, r);
     case TxnType::kOrderStatus:
-      return OrderStatusInput{t.warehouse, r.Uniform(1, kDistrictsPerWarehouse), Customer(r)};
+      return OrderStatusInput{t.warehouse, r.Uniform(1, kDistrictsPerWarehouse), Customer(t, r)};
     case TxnType::kDelivery: return DeliveryInput{t.warehouse, r.Uniform(1, 10)};
     case TxnType::kStockLevel: return StockLevelInput{t.warehouse, t.district, r.Uniform(10, 20)};
   }

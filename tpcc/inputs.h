@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "tpcc/population.h"
 #include "tpcc/random.h"
 
 namespace farmdb::tpcc {
@@ -70,6 +71,7 @@ struct Terminal {
   int64_t warehouse = 1;
   int64_t district = 1;
   int64_t warehouses = 1;  // in the database
+  Scale scale;             // of the database
 };
 
 Input MakeInput(TxnType type, const Terminal& terminal, Random& r);

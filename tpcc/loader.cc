@@ -72,7 +72,7 @@ void LoaderThread(const LoadOptions& options, const std::string& now, Shared& sh
     size_t i = shared.next++;
     if (i >= shared.units.size()) return;
     const LoadUnit& unit = shared.units[i];
-    for (TableRows& t : Populate(unit, options.seed, now)) {
+    for (TableRows& t : Populate(unit, options.scale, options.seed, now)) {
       std::string table(t.table);
       auto retries = Retrying("COPY " + table, [&] { return conn->CopyIn(table, t.text); });
       if (!retries) return shared.Fail(retries.error());
@@ -81,7 +81,7 @@ void LoaderThread(const LoadOptions& options, const std::string& now, Shared& sh
       shared.summary.rows[table] += t.rows;
       shared.summary.retries += *retries;
     }
-    shared.expected_done += ExpectedRows(unit);
+    shared.expected_done += ExpectedRows(unit, options.scale);
   }
 }
 
@@ -133,9 +133,9 @@ PgResult<LoadSummary> Load(const LoadOptions& options) {
   }
 
   Shared shared;
-  shared.units = LoadUnits(options.warehouses);
+  shared.units = LoadUnits(options.warehouses, options.scale);
   int64_t total = 0;
-  for (const LoadUnit& u : shared.units) total += ExpectedRows(u);
+  for (const LoadUnit& u : shared.units) total += ExpectedRows(u, options.scale);
   std::string now = Now();
   std::vector<std::thread> threads;
   for (int i = 0; i < options.connections; ++i) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tpcc/pg.h"
+#include "tpcc/population.h"
 
 namespace farmdb::tpcc {
 
@@ -16,6 +17,7 @@ struct LoadOptions {
   int warehouses = 1;
   int connections = 2;
   uint64_t seed = 1;
+  Scale scale;  // TPC-C's unless a test asks for less
 };
 
 struct LoadSummary {

@@ -1,6 +1,7 @@
 // tpcc: TPC-C over the PostgreSQL protocol, against farmdb or PostgreSQL unchanged.
 //
 //   tpcc load  [-w WAREHOUSES] [-c CONNECTIONS]                 schema + initial population
+//              [--items N] [--customers N]                      (smaller than TPC-C's, for tests)
 //   tpcc run   [-c CONNECTIONS] [--warmup S] [--duration S]     the mix, then the checks
 //              [--isolation default|serializable|repeatable-read|read-committed]
 //              [--no-pipeline] [--spec-wait] [--no-check] [--label NAME] [--mix 45,43,4,4,4]
@@ -28,7 +29,7 @@ namespace farmdb::tpcc {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: tpcc load  [-w WAREHOUSES] [-c CONNECTIONS]\n"
+    "usage: tpcc load  [-w WAREHOUSES] [-c CONNECTIONS] [--items N] [--customers N]\n"
     "       tpcc run   [-c CONNECTIONS] [--warmup S] [--duration S]\n"
     "                  [--isolation default|serializable|repeatable-read|read-committed]\n"
     "                  [--no-pipeline] [--spec-wait] [--no-check] [--label NAME]\n"
@@ -54,7 +55,8 @@ std::optional<Flags> Parse(int argc, char** argv) {
   static const std::vector<std::string> kSwitches = {"--no-pipeline", "--spec-wait", "--no-check"};
   static const std::vector<std::string> kValued = {"--warehouses", "--connections", "--warmup", "--duration",
                                                    "--isolation",  "--label",       "--log",    "--plot",
-                                                   "--summary",    "--dsn",         "--seed",   "--mix"};
+                                                   "--summary",    "--dsn",         "--seed",   "--mix",
+                                                   "--items",      "--customers"};
   if (argc < 2) return std::nullopt;
   Flags f;
   f.command = argv[1];
@@ -120,7 +122,11 @@ int Load(const Flags& f) {
   o.warehouses = std::atoi(f.Get("--warehouses", "1").c_str());
   o.connections = std::atoi(f.Get("--connections", "2").c_str());
   o.seed = std::strtoull(f.Get("--seed", "1").c_str(), nullptr, 10);
-  if (o.warehouses < 1 || o.connections < 1) return fmt::print(stderr, "{}", kUsage), 2;
+  o.scale.items = std::atoi(f.Get("--items", std::to_string(kStandardScale.items)).c_str());
+  o.scale.customers = std::atoi(f.Get("--customers", std::to_string(kStandardScale.customers)).c_str());
+  if (o.warehouses < 1 || o.connections < 1 || o.scale.items < 1 || o.scale.customers < 10) {
+    return fmt::print(stderr, "{}", kUsage), 2;
+  }
   auto summary = Load(o);
   if (!summary) return Fail(summary.error());
   fmt::print("{}\n", Describe(*summary));

@@ -35,9 +35,9 @@ void Line(TableRows& t, fmt::format_string<Args...> f, Args&&... args) {
   ++t.rows;
 }
 
-std::vector<TableRows> Items(Random& r, int part) {
+std::vector<TableRows> Items(Random& r, int part, const Scale& scale) {
   TableRows t{"item", {}, 0};
-  for (int i = part * kItemSlice + 1; i <= std::min(kItems, (part + 1) * kItemSlice); ++i) {
+  for (int i = part * kItemSlice + 1; i <= std::min(scale.items, (part + 1) * kItemSlice); ++i) {
     Line(t, "{}\t{}\t{}\t{}\t{}", i, r.Uniform(1, 10000), r.AString(14, 24), r.Decimal(100, 10000, 2), r.Data());
   }
   return {std::move(t)};
@@ -49,18 +49,18 @@ std::string Address(Random& r) {
                      r.AString(2, 2), r.Zip());
 }
 
-std::vector<TableRows> Warehouse(Random& r, int w) {
+std::vector<TableRows> Warehouse(Random& r, int w, const Scale& scale) {
   TableRows wh{"warehouse", {}, 0}, district{"district", {}, 0};
   Line(wh, "{}\t{}\t{}\t300000.00", w, Address(r), r.Decimal(0, 2000, 4));
   for (int d = 1; d <= kDistrictsPerWarehouse; ++d) {
-    Line(district, "{}\t{}\t{}\t{}\t30000.00\t{}", d, w, Address(r), r.Decimal(0, 2000, 4), kOrdersPerDistrict + 1);
+    Line(district, "{}\t{}\t{}\t{}\t30000.00\t{}", d, w, Address(r), r.Decimal(0, 2000, 4), scale.customers + 1);
   }
   return {std::move(wh), std::move(district)};
 }
 
-std::vector<TableRows> Stock(Random& r, int w, int part) {
+std::vector<TableRows> Stock(Random& r, int w, int part, const Scale& scale) {
   TableRows t{"stock", {}, 0};
-  for (int i = part * kStockSlice + 1; i <= std::min(kItems, (part + 1) * kStockSlice); ++i) {
+  for (int i = part * kStockSlice + 1; i <= std::min(scale.items, (part + 1) * kStockSlice); ++i) {
     fmt::format_to(std::back_inserter(t.text), "{}\t{}\t{}", i, w, r.Uniform(10, 100));
     for (int d = 0; d < kDistrictsPerWarehouse; ++d) fmt::format_to(std::back_inserter(t.text), "\t{}", r.AString(24, 24));
     Line(t, "\t0\t0\t0\t{}", r.Data());
@@ -68,11 +68,12 @@ std::vector<TableRows> Stock(Random& r, int w, int part) {
   return {std::move(t)};
 }
 
-std::vector<TableRows> Customers(Random& r, int w, int d, const std::string& now) {
+std::vector<TableRows> Customers(Random& r, int w, int d, const Scale& scale, const std::string& now) {
   TableRows customer{"customer", {}, 0}, history{"history", {}, 0};
-  for (int c = 1; c <= kCustomersPerDistrict; ++c) {
+  int names = scale.LastNames();
+  for (int c = 1; c <= scale.customers; ++c) {
     // The first 1,000 customers cover every last name once (Clause 4.3.3.1).
-    std::string last = Random::LastName(c <= 1000 ? c - 1 : r.NURand(255, 0, 999));
+    std::string last = Random::LastName(c <= names ? c - 1 : r.NURand(255, 0, names - 1));
     std::string first = r.AString(8, 16);
     std::string street_1 = r.AString(10, 20), street_2 = r.AString(10, 20), city = r.AString(10, 20);
     std::string state = r.AString(2, 2), zip = r.Zip(), phone = r.NString(16, 16);
@@ -85,9 +86,9 @@ std::vector<TableRows> Customers(Random& r, int w, int d, const std::string& now
   return {std::move(customer), std::move(history)};
 }
 
-std::vector<TableRows> Orders(Random& r, const LoadUnit& u, uint64_t seed, const std::string& now) {
+std::vector<TableRows> Orders(Random& r, const LoadUnit& u, const Scale& scale, uint64_t seed, const std::string& now) {
   // o_c_id is a permutation of the district's customers, the same for every slice of its orders.
-  std::vector<int> customer(kCustomersPerDistrict);
+  std::vector<int> customer(static_cast<size_t>(scale.customers));
   std::iota(customer.begin(), customer.end(), 1);
   LoadUnit whole = u;
   whole.part = 0;
@@ -97,14 +98,14 @@ std::vector<TableRows> Orders(Random& r, const LoadUnit& u, uint64_t seed, const
   }
   TableRows orders{"orders", {}, 0}, new_order{"new_order", {}, 0}, order_line{"order_line", {}, 0};
   int w = u.warehouse, d = u.district;
-  for (int o = u.part * kOrderSlice + 1; o <= std::min(kOrdersPerDistrict, (u.part + 1) * kOrderSlice); ++o) {
-    bool delivered = o < kFirstUndeliveredOrder;
+  for (int o = u.part * kOrderSlice + 1; o <= std::min(scale.customers, (u.part + 1) * kOrderSlice); ++o) {
+    bool delivered = o < scale.FirstUndelivered();
     int64_t lines = r.Uniform(5, 15);
     std::string carrier = delivered ? std::to_string(r.Uniform(1, 10)) : "\\N";
     Line(orders, "{}\t{}\t{}\t{}\t{}\t{}\t{}\t1", o, d, w, customer[static_cast<size_t>(o - 1)], now, carrier, lines);
     if (!delivered) Line(new_order, "{}\t{}\t{}", o, d, w);
     for (int64_t n = 1; n <= lines; ++n) {
-      Line(order_line, "{}\t{}\t{}\t{}\t{}\t{}\t{}\t5\t{}\t{}", o, d, w, n, r.Uniform(1, kItems), w,
+      Line(order_line, "{}\t{}\t{}\t{}\t{}\t{}\t{}\t5\t{}\t{}", o, d, w, n, r.Uniform(1, scale.items), w,
            delivered ? now : "\\N", delivered ? "0.00" : r.Decimal(1, 999999, 2), r.AString(24, 24));
     }
   }
@@ -113,44 +114,48 @@ std::vector<TableRows> Orders(Random& r, const LoadUnit& u, uint64_t seed, const
 
 }  // namespace
 
-std::vector<LoadUnit> LoadUnits(int warehouses) {
+std::vector<LoadUnit> LoadUnits(int warehouses, const Scale& scale) {
   using Kind = LoadUnit::Kind;
   std::vector<LoadUnit> units;
   for (int w = 1; w <= warehouses; ++w) {
     for (int d = 1; d <= kDistrictsPerWarehouse; ++d) {
-      for (int p = 0; p * kOrderSlice < kOrdersPerDistrict; ++p) units.push_back({Kind::kOrders, w, d, p});
+      for (int p = 0; p * kOrderSlice < scale.customers; ++p) units.push_back({Kind::kOrders, w, d, p});
     }
   }
   for (int w = 1; w <= warehouses; ++w) {
     for (int d = 1; d <= kDistrictsPerWarehouse; ++d) units.push_back({Kind::kCustomers, w, d, 0});
-    for (int p = 0; p * kStockSlice < kItems; ++p) units.push_back({Kind::kStock, w, 0, p});
+    for (int p = 0; p * kStockSlice < scale.items; ++p) units.push_back({Kind::kStock, w, 0, p});
     units.push_back({Kind::kWarehouse, w, 0, 0});
   }
-  for (int p = 0; p * kItemSlice < kItems; ++p) units.push_back({Kind::kItems, 0, 0, p});
-  std::stable_sort(units.begin(), units.end(),
-                   [](const LoadUnit& a, const LoadUnit& b) { return ExpectedRows(a) > ExpectedRows(b); });
+  for (int p = 0; p * kItemSlice < scale.items; ++p) units.push_back({Kind::kItems, 0, 0, p});
+  std::stable_sort(units.begin(), units.end(), [&](const LoadUnit& a, const LoadUnit& b) {
+    return ExpectedRows(a, scale) > ExpectedRows(b, scale);
+  });
   return units;
 }
 
-int64_t ExpectedRows(const LoadUnit& u) {
+int64_t ExpectedRows(const LoadUnit& u, const Scale& scale) {
+  // Rows in slice `part` of `total` rows cut into slices of `slice`.
+  auto in_slice = [&](int total, int slice) { return std::min(slice, total - u.part * slice); };
   switch (u.kind) {
-    case LoadUnit::Kind::kItems: return kItemSlice;
+    case LoadUnit::Kind::kItems: return in_slice(scale.items, kItemSlice);
     case LoadUnit::Kind::kWarehouse: return 1 + kDistrictsPerWarehouse;
-    case LoadUnit::Kind::kStock: return kStockSlice;
-    case LoadUnit::Kind::kCustomers: return 2 * kCustomersPerDistrict;
-    case LoadUnit::Kind::kOrders: return kOrderSlice * 12;  // an order, 10 lines on average, some new_order
+    case LoadUnit::Kind::kStock: return in_slice(scale.items, kStockSlice);
+    case LoadUnit::Kind::kCustomers: return 2 * scale.customers;
+    case LoadUnit::Kind::kOrders:  // an order and 10 lines on average, and some new_order rows
+      return in_slice(scale.customers, kOrderSlice) * 12;
   }
   return 0;
 }
 
-std::vector<TableRows> Populate(const LoadUnit& u, uint64_t seed, const std::string& now) {
+std::vector<TableRows> Populate(const LoadUnit& u, const Scale& scale, uint64_t seed, const std::string& now) {
   Random r(SeedOf(seed, u));
   switch (u.kind) {
-    case LoadUnit::Kind::kItems: return Items(r, u.part);
-    case LoadUnit::Kind::kWarehouse: return Warehouse(r, u.warehouse);
-    case LoadUnit::Kind::kStock: return Stock(r, u.warehouse, u.part);
-    case LoadUnit::Kind::kCustomers: return Customers(r, u.warehouse, u.district, now);
-    case LoadUnit::Kind::kOrders: return Orders(r, u, seed, now);
+    case LoadUnit::Kind::kItems: return Items(r, u.part, scale);
+    case LoadUnit::Kind::kWarehouse: return Warehouse(r, u.warehouse, scale);
+    case LoadUnit::Kind::kStock: return Stock(r, u.warehouse, u.part, scale);
+    case LoadUnit::Kind::kCustomers: return Customers(r, u.warehouse, u.district, scale, now);
+    case LoadUnit::Kind::kOrders: return Orders(r, u, scale, seed, now);
   }
   return {};
 }

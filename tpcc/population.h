@@ -6,9 +6,10 @@
 // Per warehouse: 1 warehouse row, 10 districts, 100,000 stock rows, and per district 3,000
 // customers with one history row each, 3,000 orders (o_c_id a random permutation of the
 // customers, ids 2101..3000 undelivered and in new_order) and 5..15 order lines per order.
-// item holds 100,000 rows whatever the warehouse count.
+// item holds 100,000 rows whatever the warehouse count. A smaller Scale shrinks those counts.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,11 +17,22 @@
 
 namespace farmdb::tpcc {
 
-inline constexpr int kItems = 100000;
 inline constexpr int kDistrictsPerWarehouse = 10;
-inline constexpr int kCustomersPerDistrict = 3000;
-inline constexpr int kOrdersPerDistrict = 3000;
-inline constexpr int kFirstUndeliveredOrder = 2101;  // orders from here on are in new_order
+
+// How many items, and customers (as many orders) per district. TPC-C's population is Scale{}.
+// A smaller one keeps every rule but the counts, so that tests load quickly under sanitizers;
+// it is not TPC-C, and the report says so.
+struct Scale {
+  int items = 100000;
+  int customers = 3000;
+
+  // The last 30% of a district's orders are undelivered, in new_order (2101..3000).
+  int FirstUndelivered() const { return customers - customers * 3 / 10 + 1; }
+  // Customers 1..LastNames() carry the last names 0..LastNames()-1 once each (all 1,000).
+  int LastNames() const { return std::min(1000, customers); }
+  bool operator==(const Scale&) const = default;
+};
+inline constexpr Scale kStandardScale{};
 
 // One table's rows of a unit, ready for COPY table FROM STDIN.
 struct TableRows {
@@ -38,11 +50,11 @@ struct LoadUnit {
 
 // Every unit of a load of `warehouses` warehouses, largest first so parallel loaders finish
 // together.
-std::vector<LoadUnit> LoadUnits(int warehouses);
+std::vector<LoadUnit> LoadUnits(int warehouses, const Scale& scale);
 // About how many rows a unit holds (for the progress bar).
-int64_t ExpectedRows(const LoadUnit& unit);
+int64_t ExpectedRows(const LoadUnit& unit, const Scale& scale);
 
 // The unit's rows. `now` is the load's timestamp text ("2026-01-31 12:00:00").
-std::vector<TableRows> Populate(const LoadUnit& unit, uint64_t seed, const std::string& now);
+std::vector<TableRows> Populate(const LoadUnit& unit, const Scale& scale, uint64_t seed, const std::string& now);
 
 }  // namespace farmdb::tpcc

@@ -30,10 +30,10 @@ std::vector<std::string> Lines(const std::string& text) {
 }
 
 // The whole population of one warehouse, per table.
-std::map<std::string, std::vector<std::string>> OneWarehouse(uint64_t seed) {
+std::map<std::string, std::vector<std::string>> OneWarehouse(const Scale& scale, uint64_t seed) {
   std::map<std::string, std::vector<std::string>> tables;
-  for (const LoadUnit& u : LoadUnits(1)) {
-    for (TableRows& t : Populate(u, seed, kNow)) {
+  for (const LoadUnit& u : LoadUnits(1, scale)) {
+    for (TableRows& t : Populate(u, scale, seed, kNow)) {
       auto lines = Lines(t.text);
       EXPECT_EQ(static_cast<int64_t>(lines.size()), t.rows) << t.table;
       auto& all = tables[std::string(t.table)];
@@ -44,7 +44,7 @@ std::map<std::string, std::vector<std::string>> OneWarehouse(uint64_t seed) {
 }
 
 TEST(PopulationTest, OneWarehouseHasTheSpecifiedCardinalities) {
-  auto tables = OneWarehouse(1);
+  auto tables = OneWarehouse(kStandardScale, 1);
   EXPECT_EQ(tables["item"].size(), 100000u);
   EXPECT_EQ(tables["warehouse"].size(), 1u);
   EXPECT_EQ(tables["district"].size(), 10u);
@@ -70,7 +70,7 @@ TEST(PopulationTest, OneWarehouseHasTheSpecifiedCardinalities) {
     auto f = Fields(o);
     lines += std::stoll(f[6]);
     customers_by_district[f[1]].insert(f[3]);
-    EXPECT_EQ(f[5] == "\\N", std::stoll(f[0]) >= kFirstUndeliveredOrder) << o;
+    EXPECT_EQ(f[5] == "\\N", std::stoll(f[0]) >= 2101) << o;
   }
   EXPECT_EQ(static_cast<int64_t>(tables["order_line"].size()), lines);
   for (const auto& [district, customers] : customers_by_district) EXPECT_EQ(customers.size(), 3000u) << district;
@@ -84,10 +84,26 @@ TEST(PopulationTest, OneWarehouseHasTheSpecifiedCardinalities) {
   EXPECT_EQ(names.size(), 1000u);
 }
 
+TEST(PopulationTest, ASmallerScaleKeepsTheRules) {
+  Scale small{10000, 300};
+  auto tables = OneWarehouse(small, 1);
+  EXPECT_EQ(tables["item"].size(), 10000u);
+  EXPECT_EQ(tables["stock"].size(), 10000u);
+  EXPECT_EQ(tables["customer"].size(), 3000u);
+  EXPECT_EQ(tables["orders"].size(), 3000u);
+  EXPECT_EQ(tables["new_order"].size(), 900u);  // the last 30%: 211..300 in each district
+  EXPECT_EQ(small.FirstUndelivered(), 211);
+  int64_t expected = 0;
+  for (const LoadUnit& u : LoadUnits(1, small)) expected += ExpectedRows(u, small);
+  int64_t actual = 0;
+  for (const auto& [table, lines] : tables) actual += static_cast<int64_t>(lines.size());
+  EXPECT_NEAR(static_cast<double>(actual), static_cast<double>(expected), 0.1 * static_cast<double>(expected));
+}
+
 TEST(PopulationTest, UnitsAreDeterministic) {
-  for (const LoadUnit& u : LoadUnits(2)) {
+  for (const LoadUnit& u : LoadUnits(2, kStandardScale)) {
     if (u.kind != LoadUnit::Kind::kOrders || u.warehouse != 2 || u.district != 3) continue;
-    auto a = Populate(u, 9, kNow), b = Populate(u, 9, kNow);
+    auto a = Populate(u, kStandardScale, 9, kNow), b = Populate(u, kStandardScale, 9, kNow);
     ASSERT_EQ(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].text, b[i].text);
   }

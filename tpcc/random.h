@@ -33,10 +33,11 @@ class Random {
   int64_t Uniform(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen_); }
   // NURand(A, x, y) = (((random(0, A) | random(x, y)) + C) % (y - x + 1)) + x.
   int64_t NURand(int64_t a, int64_t x, int64_t y);
-  int64_t CustomerId() { return NURand(1023, 1, 3000); }
-  int64_t ItemId() { return NURand(8191, 1, 100000); }
-  // A customer last name for a lookup: NURand(255, 0, 999) through LastName.
-  std::string CustomerLastName() { return LastName(NURand(255, 0, 999)); }
+  // Clause 2.1.6's draws, over `customers` per district (3,000), `items` (100,000) and `names`
+  // last names (1,000).
+  int64_t CustomerId(int64_t customers) { return NURand(1023, 1, customers); }
+  int64_t ItemId(int64_t items) { return NURand(8191, 1, items); }
+  std::string CustomerLastName(int64_t names) { return LastName(NURand(255, 0, names - 1)); }
 
   // Random a-string / n-string with a length uniform in [min_len, max_len] (Clause 4.3.2.2).
   std::string AString(int min_len, int max_len);

@@ -21,7 +21,7 @@ TEST(RandomTest, NURandStaysInRangeAndIsSkewed) {
   Random r(7);
   std::vector<int> hits(3001);
   for (int i = 0; i < 300000; ++i) {
-    int64_t c = r.CustomerId();
+    int64_t c = r.CustomerId(3000);
     ASSERT_GE(c, 1);
     ASSERT_LE(c, 3000);
     ++hits[static_cast<size_t>(c)];
@@ -29,10 +29,10 @@ TEST(RandomTest, NURandStaysInRangeAndIsSkewed) {
   // Non-uniform: the most drawn id comes up several times more often than the uniform 100.
   EXPECT_GT(*std::max_element(hits.begin(), hits.end()), 300);
   for (int i = 0; i < 100000; ++i) {
-    int64_t item = r.ItemId();
+    int64_t item = r.ItemId(100000);
     ASSERT_GE(item, 1);
     ASSERT_LE(item, 100000);
-    std::string name = r.CustomerLastName();
+    std::string name = r.CustomerLastName(1000);
     ASSERT_GE(name.size(), 9u);
   }
 }

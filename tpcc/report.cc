@@ -46,6 +46,10 @@ std::string FormatReport(RunResult& run, const RunLabel& label) {
       "{:.1f} new-orders/s committed, tpmC {:.0f}\n\n",
       label.name, run.warehouses, label.connections, Isolation(label), label.pipeline ? "pipelined" : "one statement per round trip",
       run.warmup_seconds, secs, PerSecond(no.committed, secs), PerSecond(no.Completed(), secs) * 60);
+  if (run.scale != kStandardScale) {
+    out += fmt::format("NOT TPC-C's population: {} items, {} customers per district\n\n", run.scale.items,
+                       run.scale.customers);
+  }
   if (label.mix != kStandardMix) {
     out += fmt::format("NOT the TPC-C mix: {}% New-Order, {}% Payment, {}% Order-Status, {}% Delivery, {}% Stock-Level\n\n",
                        label.mix[0], label.mix[1], label.mix[2], label.mix[3], label.mix[4]);
