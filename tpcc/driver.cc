@@ -49,10 +49,20 @@ double CpuSeconds() {
   return seconds(u.ru_utime) + seconds(u.ru_stime);
 }
 
+Clock::duration Seconds(double x) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(x)); }
+
 // Sleeps `seconds`, or until the run ends.
 void Wait(const Shared& s, double seconds) {
-  auto until = std::min(s.end, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
-  while (!s.stop && Clock::now() < until) std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(100)));
+  auto until = std::min(s.end, Clock::now() + Seconds(seconds));
+  while (!s.stop && Clock::now() < until) {
+    std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(100)));
+  }
+}
+
+// Clause 5.2.5.4: think time = -ln(uniform) * mean, at most ten times the mean.
+double ThinkSeconds(size_t type, Random& r) {
+  double uniform = 1.0 - static_cast<double>(r.Uniform(0, 999999)) / 1e6;  // (0, 1]
+  return std::min(-std::log(uniform) * kThinkMeanSeconds[type], 10 * kThinkMeanSeconds[type]);
 }
 
 PgResult<Connection> OpenTerminal(const DriverOptions& o) {
@@ -109,11 +119,12 @@ void TerminalThread(int index, Connection conn, Shared& s) {
         ++ts.failed;
       } else {
         ++(outcome->rolled_back ? ts.rolled_back : ts.committed);
-        ts.latency_us.push_back(static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(done - begin).count()));
+        auto micros = std::chrono::duration_cast<std::chrono::microseconds>(done - begin).count();
+        ts.latency_us.push_back(static_cast<uint32_t>(micros));
         stats.delivery_skipped += outcome->skipped_districts;
       }
     }
-    if (o.spec_wait) Wait(s, std::min(-std::log(1.0 - r.Uniform(0, 999999) / 1e6) * kThinkMeanSeconds[t], 10 * kThinkMeanSeconds[t]));
+    if (o.spec_wait) Wait(s, ThinkSeconds(t, r));
   }
   std::lock_guard lock(s.mu);
   s.stats.Merge(std::move(stats));
@@ -145,9 +156,8 @@ PgResult<RunResult> Drive(const DriverOptions& o) {
   Shared s(o, warehouses, scale);
   double cpu_start = CpuSeconds();
   s.start = Clock::now();
-  auto seconds = [](double x) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(x)); };
-  s.measure_start = s.start + seconds(o.warmup_seconds);
-  s.end = s.measure_start + seconds(o.duration_seconds);
+  s.measure_start = s.start + Seconds(o.warmup_seconds);
+  s.end = s.measure_start + Seconds(o.duration_seconds);
   std::vector<std::thread> threads;
   for (int i = 0; i < o.connections; ++i) {
     threads.emplace_back(TerminalThread, i, std::move(terminals[static_cast<size_t>(i)]), std::ref(s));

@@ -44,8 +44,8 @@ std::string FormatReport(RunResult& run, const RunLabel& label) {
   std::string out = fmt::format(
       "TPC-C on {}: {} warehouses, {} connections, isolation {}, {}; {:g} s warm-up, {:g} s measured\n"
       "{:.1f} new-orders/s committed, tpmC {:.0f}\n\n",
-      label.name, run.warehouses, label.connections, Isolation(label), label.pipeline ? "pipelined" : "one statement per round trip",
-      run.warmup_seconds, secs, PerSecond(no.committed, secs), PerSecond(no.Completed(), secs) * 60);
+      label.name, run.warehouses, label.connections, Isolation(label),
+      label.pipeline ? "pipelined" : "one statement per round trip", run.warmup_seconds, secs, PerSecond(no.committed, secs), PerSecond(no.Completed(), secs) * 60);
   if (run.scale != kStandardScale) {
     out += fmt::format("NOT TPC-C's population: {} items, {} customers per district\n\n", run.scale.items,
                        run.scale.customers);
@@ -122,7 +122,8 @@ void WriteSummary(const std::string& path, RunResult& run, const std::vector<Che
 void WriteIntervals(const std::string& path, const RunResult& run) {
   const std::vector<Bucket>& b = run.stats.buckets;
   std::ofstream f(path);
-  f << "# seconds\tnew_order\tpayment\torder_status\tdelivery\tstock_level\tretries\tnew_orders_per_s_1s\tretries_per_s_1s\n";
+  f << "# seconds\tnew_order\tpayment\torder_status\tdelivery\tstock_level\tretries"
+       "\tnew_orders_per_s_1s\tretries_per_s_1s\n";
   int64_t window_new_orders = 0, window_retries = 0;
   for (size_t i = 0; i < b.size(); ++i) {
     window_new_orders += b[i][0];

@@ -127,12 +127,14 @@ PgResult<Outcome> NewOrder(Connection& conn, const NewOrderInput& in) {
     return std::pair(in.lines[a].supply_warehouse, in.lines[a].item) <
            std::pair(in.lines[b].supply_warehouse, in.lines[b].item);
   });
-  conn.Queue("no_orders", Params::Of(order, d, w, in.customer, Timestamp(), static_cast<int64_t>(n), in.all_local ? 1 : 0));
+  conn.Queue("no_orders",
+             Params::Of(order, d, w, in.customer, Timestamp(), static_cast<int64_t>(n), in.all_local ? 1 : 0));
   conn.Queue("no_new_order", Params::Of(order, d, w));
   for (const auto& line : in.lines) conn.Queue("no_item", Params::Of(line.item));
   for (size_t i : by_stock) {
     const auto& line = in.lines[i];
-    conn.Queue(StockStatementName(d), Params::Of(line.supply_warehouse, line.item, line.quantity, line.supply_warehouse != w));
+    bool remote = line.supply_warehouse != w;
+    conn.Queue(StockStatementName(d), Params::Of(line.supply_warehouse, line.item, line.quantity, remote));
   }
   auto body = conn.RunBatch();
   if (!body) return std::unexpected(body.error());
@@ -154,7 +156,8 @@ PgResult<Outcome> NewOrder(Connection& conn, const NewOrderInput& in) {
   for (size_t i = 0; i < n; ++i) {
     const auto& line = in.lines[i];
     int64_t amount = line.quantity * (*body)[items + i].Cents(0, 0);
-    conn.Queue("no_order_line", Params::Of(order, d, w, static_cast<int64_t>(i + 1), line.item, line.supply_warehouse, line.quantity, Cents(amount), std::move(dist_info[i])));
+    conn.Queue("no_order_line", Params::Of(order, d, w, static_cast<int64_t>(i + 1), line.item, line.supply_warehouse,
+                                           line.quantity, Cents(amount), std::move(dist_info[i])));
   }
   conn.Queue("commit", {});
   if (auto r = conn.RunBatch(); !r) return std::unexpected(r.error());
