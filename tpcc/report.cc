@@ -148,21 +148,22 @@ bool PlotTimeline(const std::string& intervals, const std::string& png, const Ru
   }
   double per_bucket = 1 / kBucketSeconds;
   fmt::print(gp,
-             "set terminal pngcairo size 1200,500 font ',10'\n"
+             "set terminal pngcairo noenhanced size 1200,500 font ',10'\n"
              "set output '{0}'\n"
              "set title \"{2}: {3} connections, {4} warehouses, isolation {5}\"\n"
              "set xlabel 'seconds since the first transaction'\n"
              "set ylabel 'per second'\n"
-             "set key top left opaque\n"
+             "set key below\n"
              "set grid\n"
+             "set xrange [0:{8:.1f}]\n"
              "set yrange [0:*]\n"
              "set arrow from {6}, graph 0 to {6}, graph 1 nohead dashtype 2 lc rgb 'black'\n"
-             "set label 'measured from here' at {6}, graph 0.97 offset 0.5, 0\n"
+             "set label 'measured from here' at {6}, graph 0.04 offset 0.5, 0\n"
              "plot '{1}' using 1:($2*{7}) with lines lc rgb '#b8c8f0' title 'new-orders/s, 10 ms buckets', \\\n"
              "     '{1}' using 1:8 with lines lw 2 lc rgb '#1040a0' title 'new-orders/s, 1 s average', \\\n"
              "     '{1}' using 1:9 with lines lw 2 lc rgb '#c03030' title 'retries/s, 1 s average'\n",
              png, intervals, label.name, label.connections, run.warehouses, Isolation(label), run.warmup_seconds,
-             per_bucket);
+             per_bucket, run.run_seconds);
   int status = pclose(gp);
   if (status != 0) {
     fmt::print(stderr, "tpcc: gnuplot failed (status {}): no {}\n", status, png);
