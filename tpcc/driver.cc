@@ -105,9 +105,12 @@ void TerminalThread(int index, Connection conn, Shared& s) {
       }
       auto now = Clock::now();
       stats.Count(Since(s.start, now), kTxnTypes);
+      std::string reason = std::string(Name(type)) + ": " + AbortReason(e.sqlstate, e.message, e.detail);
       if (in_window(now)) {
         ++stats.types[t].retries;
-        ++stats.abort_reasons[std::string(Name(type)) + ": " + AbortReason(e.sqlstate, e.message, e.detail)];
+        ++stats.abort_reasons[reason];
+      } else if (now >= s.end) {
+        ++stats.late_abort_reasons[reason];  // a transaction still retrying after the others stopped
       }
     }
     auto done = Clock::now();

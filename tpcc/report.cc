@@ -34,6 +34,17 @@ TypeStats Total(const RunResult& run) {
   return all;
 }
 
+// "title:" and the reasons, most frequent first; nothing when there are none.
+std::string Reasons(const std::string& title, const std::map<std::string, int64_t>& counts) {
+  if (counts.empty()) return "";
+  std::vector<std::pair<int64_t, std::string>> reasons;
+  for (const auto& [reason, n] : counts) reasons.emplace_back(n, reason);
+  std::ranges::sort(reasons, std::greater<>());
+  std::string out = "\n" + title + ":\n";
+  for (const auto& [n, reason] : reasons) out += fmt::format("{:>10}  {}\n", n, reason);
+  return out;
+}
+
 std::string Isolation(const RunLabel& label) { return label.isolation.empty() ? "server default" : label.isolation; }
 
 }  // namespace
@@ -68,13 +79,8 @@ std::string FormatReport(RunResult& run, const RunLabel& label) {
   out += fmt::format("{:<12} {:>10} {:>9.1f} {:>44} {:>9} {:>6.2f}% {:>9} {:>7} {:>7}\n", "all", all.committed,
                      PerSecond(all.committed, secs), "", all.retries, RetryPercent(all), all.most_attempts,
                      all.rolled_back, all.failed);
-  if (!run.stats.abort_reasons.empty()) {
-    std::vector<std::pair<int64_t, std::string>> reasons;
-    for (const auto& [reason, n] : run.stats.abort_reasons) reasons.emplace_back(n, reason);
-    std::ranges::sort(reasons, std::greater<>());
-    out += "\nretried errors (measured window):\n";
-    for (const auto& [n, reason] : reasons) out += fmt::format("{:>10}  {}\n", n, reason);
-  }
+  out += Reasons("retried errors (measured window)", run.stats.abort_reasons);
+  out += Reasons("retried after the window closed, by transactions still in flight", run.stats.late_abort_reasons);
   out += fmt::format("\nDelivery found nothing to deliver in {} districts\n", run.stats.delivery_skipped);
   out += fmt::format("the driver used {:.1f} s of CPU in {:.1f} s ({:.0f}% of one core)\n", run.driver_cpu_seconds,
                      run.run_seconds, run.run_seconds > 0 ? 100 * run.driver_cpu_seconds / run.run_seconds : 0.0);

@@ -29,6 +29,7 @@ void Stats::Merge(Stats&& other) {
     for (size_t c = 0; c < Bucket{}.size(); ++c) buckets[i][c] += other.buckets[i][c];
   }
   for (const auto& [reason, n] : other.abort_reasons) abort_reasons[reason] += n;
+  for (const auto& [reason, n] : other.late_abort_reasons) late_abort_reasons[reason] += n;
   delivery_skipped += other.delivery_skipped;
 }
 

@@ -36,6 +36,9 @@ struct Stats {
   std::array<TypeStats, kTxnTypes> types;
   std::vector<Bucket> buckets;
   std::map<std::string, int64_t> abort_reasons;  // "Type: SQLSTATE message: detail" (numbers as N)
+  // Retries after the measured window, by transactions in flight when it closed: with nothing
+  // else running they should succeed at once, so many of these point at the server.
+  std::map<std::string, int64_t> late_abort_reasons;
   int64_t delivery_skipped = 0;                  // districts a Delivery found nothing to deliver in
 
   TypeStats& of(TxnType t) { return types[static_cast<size_t>(t)]; }
