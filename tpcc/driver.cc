@@ -78,7 +78,8 @@ PgResult<Connection> OpenTerminal(const DriverOptions& o) {
 
 void TerminalThread(int index, Connection conn, Shared& s) {
   const DriverOptions& o = s.options;
-  Terminal terminal{index % s.warehouses + 1, (index / s.warehouses) % 10 + 1, s.warehouses, s.scale};
+  Terminal terminal{index % s.warehouses + 1, (index / s.warehouses) % kDistrictsPerWarehouse + 1, s.warehouses,
+                    s.scale};
   Random r(o.seed * 1000003 + static_cast<uint64_t>(index), RunConstants(o.seed));
   Stats stats;
   auto in_window = [&](Clock::time_point t) { return t >= s.measure_start && t < s.end; };
