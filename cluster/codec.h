@@ -22,9 +22,8 @@ class ByteWriter {
 
  private:
   void Raw(const void* p, size_t n) {
-    size_t at = out_->size();
-    out_->resize(at + n);
-    if (n) std::memcpy(out_->data() + at, p, n);
+    const auto* b = static_cast<const std::byte*>(p);
+    out_->insert(out_->end(), b, b + n);  // one copy, no zero-fill first
   }
   std::vector<std::byte>* out_;
 };

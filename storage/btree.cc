@@ -1,17 +1,26 @@
 #include "storage/btree.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace farmdb::storage {
 
 using txn::Txn;
 
-std::shared_ptr<const BTreeNode> BTreeCache::Get(Addr a) const {
+std::shared_ptr<const CachedNode> CachedNode::Copy(const NodeView& node) {
+  auto c = std::make_shared<CachedNode>();
+  c->bytes.resize(node.capacity());
+  std::memcpy(c->bytes.data(), node.bytes().data(), node.capacity());
+  c->node = *NodeView::Open(c->bytes);  // a copy of a node that opened
+  return c;
+}
+
+std::shared_ptr<const CachedNode> BTreeCache::Get(Addr a) const {
   std::lock_guard lock(mu_);
   auto it = nodes_.find(a);
   return it == nodes_.end() ? nullptr : it->second;
 }
-void BTreeCache::Put(Addr a, std::shared_ptr<const BTreeNode> node) {
+void BTreeCache::Put(Addr a, std::shared_ptr<const CachedNode> node) {
   std::lock_guard lock(mu_);
   nodes_[a] = std::move(node);
 }
@@ -24,18 +33,36 @@ size_t BTreeCache::size() const {
   return nodes_.size();
 }
 
-// Where a descent is going. `item` null is +infinity. With a bias the target sits just below
-// (-1) or just above (+1) every item with item->key, so it never equals an item; otherwise it is
-// the item itself, and `before` asks for the node holding what is just below it (a step to the
+namespace {
+// The first position in [from, node.count()) where `pred` turns false; `pred` must hold for a
+// prefix of the items and fail for the rest.
+template <typename Pred>
+size_t PartitionPoint(const NodeView& node, size_t from, Pred pred) {
+  size_t lo = from, hi = node.count();
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (pred(node.item(mid))) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+}  // namespace
+
+// Where a descent is going. No item is +infinity. With a bias the target sits just below (-1)
+// or just above (+1) every item with item->key, so it never equals an item; otherwise it is the
+// item itself, and `before` asks for the node holding what is just below it (a step to the
 // previous leaf) instead of the node holding it.
 struct BTree::Target {
-  const BTreeItem* item = nullptr;
+  std::optional<ItemView> item;
   int bias = 0;
   bool before = false;
   // Whether the node or child starting at separator x may hold the target: x <= target
   // (x < target when `before`).
-  bool Reaches(const BTreeItem& x, bool unique) const {
-    if (item == nullptr) return true;
+  bool Reaches(ItemView x, bool unique) const {
+    if (!item) return true;
     if (bias != 0) {
       auto c = x.key <=> item->key;
       return c != 0 ? c < 0 : bias > 0;
@@ -44,11 +71,13 @@ struct BTree::Target {
     return before ? c < 0 : c <= 0;
   }
   // The leftmost nodes cover even a target below the least item ("" just below).
-  bool Covers(const BTreeNode& n) const {
-    return (Leftmost(n) || Reaches(n.low, n.unique)) && (!n.high || !Reaches(*n.high, n.unique));
+  bool Covers(const NodeView& n) const {
+    auto high = n.high();
+    return (Leftmost(n) || Reaches(n.low(), n.unique())) && (!high || !Reaches(*high, n.unique()));
   }
-  static bool Leftmost(const BTreeNode& n) {
-    return n.low.key.empty() && (n.unique || n.low.value.empty());
+  static bool Leftmost(const NodeView& n) {
+    ItemView low = n.low();
+    return low.key.empty() && (n.unique() || low.value.empty());
   }
 };
 
@@ -58,144 +87,151 @@ StorageResult<BTree> BTree::Create(Txn& t, BTreeOptions options, BTreeCache* cac
   }
   auto a = t.Alloc(options.node_bytes);
   if (!a) return TxnFailure(a.error());
-  BTreeNode root;
-  root.tree = *a;
-  root.unique = options.unique;
-  if (auto w = t.Write(*a, EncodeNode(root)); !w) return TxnFailure(w.error());
+  // The node fills its object's whole payload (the size class at or above node_bytes).
+  size_t capacity = txn::PayloadCapacity(txn::LinesFor(options.node_bytes));
+  auto root = NodeBuffer::Build(*a, 0, options.unique, capacity, {}, std::nullopt, {});
+  if (!root) return Failure(StorageError::Code::kCorrupt);
+  if (auto w = t.Write(*a, root->bytes()); !w) return TxnFailure(w.error());
   return BTree(*a, cache);
 }
 
-StorageResult<BTree::NodePtr> BTree::ReadNode(Txn& t, Addr a) const {
+StorageResult<NodeView> BTree::ReadNode(Txn& t, Addr a) const {
   auto p = t.ReadView(a);
   if (!p) return TxnFailure(p.error());
-  auto n = DecodeNode(*p);
-  if (!n || n->tree != root_) return Failure(StorageError::Code::kCorrupt);
-  return std::make_shared<const BTreeNode>(std::move(*n));
+  auto n = NodeView::Open(*p);
+  if (!n || n->tree() != root_) return Failure(StorageError::Code::kCorrupt);
+  return *n;
+}
+
+StorageResult<void> BTree::WriteNode(Txn& t, Addr a, const NodeBuffer& node) const {
+  if (cache_ && !node.view().leaf()) cache_->Erase(a);
+  if (auto w = t.Write(a, node.bytes()); !w) return TxnFailure(w.error());
+  return {};
 }
 
 StorageResult<BTree::Path> BTree::Descend(Txn& t, const Target& target, bool use_cache) const {
   for (;;) {
     Path path;
     Addr a = root_;
-    BTreeItem low;
-    std::optional<BTreeItem> high;
+    // The bounds the parent gave this node: views into the parent's bytes, which `path` keeps.
+    ItemView low;
+    std::optional<ItemView> high;
     bool via_cache = false;  // some node on this path came from the cache
+    bool stale = false;
     for (;;) {
-      NodePtr node = use_cache && cache_ ? cache_->Get(a) : nullptr;
-      via_cache |= node != nullptr;
-      if (!node) {
+      PathNode step{a, {}, use_cache && cache_ ? cache_->Get(a) : nullptr};
+      if (step.pin) {
+        step.node = step.pin->node;
+        via_cache = true;
+      } else {
         auto n = ReadNode(t, a);
         // Below a stale cached node the address may hold anything, or nothing, by now.
         if (!n && !(via_cache && !n.error().IsRetryable())) return std::unexpected(n.error());
-        if (n) node = std::move(*n);
+        stale = !n;
+        if (n) step.node = *n;
       }
       // The fence check of this parent-to-child step (and, at the root, the whole key space).
-      if (!node || node->low != low || node->high != high || !target.Covers(*node)) {
+      stale = stale || step.node.low() != low || step.node.high() != high || !target.Covers(step.node);
+      if (stale) {
         if (!via_cache) return Failure(StorageError::Code::kCorrupt);
         break;
       }
-      path.emplace_back(a, node);
-      if (node->leaf()) return path;
-      if (cache_) cache_->Put(a, node);
-      size_t i = 0;
-      while (i + 1 < node->items.size() && target.Reaches(node->items[i + 1], node->unique)) ++i;
-      low = node->items[i];
-      high = i + 1 < node->items.size() ? std::optional(node->items[i + 1]) : node->high;
-      a = node->children[i];
+      path.push_back(std::move(step));
+      const NodeView& node = path.back().node;
+      if (node.leaf()) return path;
+      if (cache_ && !path.back().pin) cache_->Put(a, CachedNode::Copy(node));
+      // The last child whose separator the target reaches; separator 0 is the low fence, which
+      // Covers showed it reaches.
+      size_t i = PartitionPoint(node, 1, [&](ItemView x) { return target.Reaches(x, node.unique()); }) - 1;
+      low = node.item(i);
+      high = i + 1 < node.count() ? std::optional(node.item(i + 1)) : node.high();
+      a = node.child(i);
     }
     // Stale: forget this path's cached nodes and descend through the transaction.
-    for (const auto& [addr, node] : path) cache_->Erase(addr);
+    for (const PathNode& step : path) cache_->Erase(step.addr);
     cache_->Erase(a);
     use_cache = false;
   }
 }
 
-// Splits `node` (the last of `path`, already changed and too big) and its ancestors as needed,
-// writing every changed node. The root keeps its Addr: on a root split its halves move to two
-// new nodes and it becomes their parent one level up.
-StorageResult<void> BTree::SplitUp(Txn& t, Path path, BTreeNode node) const {
-  auto write = [&](Addr a, const BTreeNode& n) -> StorageResult<void> {
-    if (cache_ && !n.leaf()) cache_->Erase(a);
-    if (auto w = t.Write(a, EncodeNode(n)); !w) return TxnFailure(w.error());
-    return {};
-  };
-  auto alloc = [&]() -> StorageResult<Addr> {
-    auto a = t.Alloc(node.capacity);
-    if (!a) return TxnFailure(a.error());
-    return *a;
-  };
+StorageResult<void> BTree::SplitUp(Txn& t, const Path& path, NodeEntry entry) const {
+  // `entry` may point into `owned` (a separator carried up from the level below).
+  BTreeItem owned;
   for (size_t k = path.size(); k-- > 0;) {
-    Addr addr = path[k].first;
-    if (node.EncodedSize() <= node.capacity) return write(addr, node);
-    // Split at the middle item byte, leaving at least one item on each side.
+    const NodeView& node = path[k].node;
+    size_t at = node.LowerBound(entry.item);
+    // A separator goes right after the child that split.
+    if (k + 1 < path.size() && (at == 0 || node.child(at - 1) != path[k + 1].addr)) {
+      return Failure(StorageError::Code::kCorrupt);
+    }
+    NodeBuffer changed(node);
+    if (changed.Insert(at, entry)) return WriteNode(t, path[k].addr, changed);
+    // Split the node's entries, `entry` among them, at the middle byte, leaving at least one
+    // entry on each side.
+    std::vector<NodeEntry> entries;
+    entries.reserve(node.count() + 1);
+    for (size_t i = 0; i <= node.count(); ++i) {
+      if (i == at) entries.push_back(entry);
+      if (i < node.count()) entries.push_back({node.item(i), node.leaf() ? Addr{} : node.child(i)});
+    }
+    auto bytes = [&](const NodeEntry& e) { return 2 + e.item.RecordSize(!node.leaf()); };  // slot + record
     size_t total = 0, left_bytes = 0, m = 0;
-    for (const BTreeItem& x : node.items) total += x.EncodedSize();
-    while (m + 1 < node.items.size() && left_bytes < total / 2) {
-      left_bytes += node.items[m++].EncodedSize();
-    }
+    for (const NodeEntry& e : entries) total += bytes(e);
+    while (m + 1 < entries.size() && left_bytes < total / 2) left_bytes += bytes(entries[m++]);
     m = std::max<size_t>(m, 1);
-    BTreeNode right = node;
-    right.items.assign(node.items.begin() + m, node.items.end());
-    right.low = right.items[0];
-    node.items.resize(m);
-    node.high = right.low;
-    if (!node.leaf()) {
-      right.children.assign(node.children.begin() + m, node.children.end());
-      node.children.resize(m);
-    }
-    auto right_addr = alloc();
-    if (!right_addr) return std::unexpected(right_addr.error());
-    if (auto w = write(*right_addr, right); !w) return w;
+    ItemView separator = entries[m].item;
+    std::span<const NodeEntry> all(entries);
+    auto left = NodeBuffer::Build(root_, node.level(), node.unique(), node.capacity(), node.low(),
+                                  separator, all.first(m));
+    auto right = NodeBuffer::Build(root_, node.level(), node.unique(), node.capacity(), separator,
+                                   node.high(), all.subspan(m));
+    if (!left || !right) return Failure(StorageError::Code::kCorrupt);
+    // The halves are built: from here on the node's bytes (and `owned`) may change.
+    BTreeItem separator_copy(right->view().low());
+    auto right_addr = t.Alloc(node.capacity());
+    if (!right_addr) return TxnFailure(right_addr.error());
+    if (auto w = WriteNode(t, *right_addr, *right); !w) return w;
     if (k == 0) {
-      // Root split: the left half moves out too, and the root becomes their parent.
-      auto left_addr = alloc();
-      if (!left_addr) return std::unexpected(left_addr.error());
-      if (auto w = write(*left_addr, node); !w) return w;
-      BTreeNode root;
-      root.tree = root_, root.unique = node.unique, root.capacity = node.capacity;
-      root.level = node.level + 1;
-      root.items = {node.low, right.low};
-      root.children = {*left_addr, *right_addr};
-      return write(addr, root);
+      // Root split: the left half moves out too, and the root becomes their parent. The root's
+      // low fence is the empty item, the least of all.
+      auto left_addr = t.Alloc(node.capacity());
+      if (!left_addr) return TxnFailure(left_addr.error());
+      if (auto w = WriteNode(t, *left_addr, *left); !w) return w;
+      NodeEntry children[] = {{ItemView{}, *left_addr}, {separator_copy.view(), *right_addr}};
+      auto root = NodeBuffer::Build(root_, node.level() + 1, node.unique(), node.capacity(), ItemView{},
+                                    std::nullopt, children);
+      if (!root) return Failure(StorageError::Code::kCorrupt);
+      return WriteNode(t, path[0].addr, *root);
     }
-    if (auto w = write(addr, node); !w) return w;
-    BTreeNode parent = *path[k - 1].second;
-    auto at = std::ranges::find(parent.children, addr);
-    if (at == parent.children.end()) return Failure(StorageError::Code::kCorrupt);
-    size_t i = at - parent.children.begin() + 1;
-    parent.items.insert(parent.items.begin() + i, right.low);
-    parent.children.insert(parent.children.begin() + i, *right_addr);
-    node = std::move(parent);
+    if (auto w = WriteNode(t, path[k].addr, *left); !w) return w;
+    owned = std::move(separator_copy);
+    entry = {owned.view(), *right_addr};
   }
   return Failure(StorageError::Code::kCorrupt);
 }
 
 StorageResult<void> BTree::Insert(Txn& t, std::string_view key, std::string_view value) const {
-  BTreeItem item{std::string(key), std::string(value)};
-  Target target{&item};
+  ItemView item{key, value};
+  Target target{item};
   auto path = Descend(t, target, true);
   if (!path) return std::unexpected(path.error());
-  BTreeNode leaf = *path->back().second;
-  if (item.EncodedSize() > leaf.capacity / 8) return Failure(StorageError::Code::kTooLarge);
-  auto at = std::ranges::lower_bound(leaf.items, item, [&](const BTreeItem& a, const BTreeItem& b) {
-    return CompareItems(a, b, leaf.unique) < 0;
-  });
-  if (at != leaf.items.end() && CompareItems(*at, item, leaf.unique) == 0) {
+  const NodeView& leaf = path->back().node;
+  if (item.RecordSize(false) > leaf.capacity() / 8) return Failure(StorageError::Code::kTooLarge);
+  size_t at = leaf.LowerBound(item);
+  if (at < leaf.count() && CompareItems(leaf.item(at), item, leaf.unique()) == 0) {
     return Failure(StorageError::Code::kDuplicateKey);
   }
-  leaf.items.insert(at, item);  // a copy: `target` still points at item
-  if (leaf.EncodedSize() <= leaf.capacity) {
-    if (auto w = t.Write(path->back().first, EncodeNode(leaf)); !w) return TxnFailure(w.error());
-    return {};
-  }
+  NodeBuffer changed(leaf);
+  if (changed.Insert(at, {item, {}})) return WriteNode(t, path->back().addr, changed);
   // A split changes ancestors: take the path again through the transaction.
   auto full = Descend(t, target, false);
   if (!full) return std::unexpected(full.error());
-  return SplitUp(t, std::move(*full), std::move(leaf));
+  return SplitUp(t, *full, {item, {}});
 }
 
 // Reads leaves in the transaction one at a time, moving to the neighbour leaf by descending to
-// the current leaf's high fence (forward) or to just below its low fence (backward).
+// the current leaf's high fence (forward) or to just below its low fence (backward). It keeps a
+// copy of the current leaf, so the transaction may change that leaf while the scan is on it.
 class BTree::Iterator : public IndexIterator {
  public:
   Iterator(const BTree& tree, Txn& t, std::optional<KeyBound> lower, std::optional<KeyBound> upper,
@@ -207,49 +243,47 @@ class BTree::Iterator : public IndexIterator {
     // Forward from an inclusive bound the target is the item (key, ""), the least with that key,
     // so the descent reaches the leaf holding the key even when the key is that leaf's low fence
     // (a target just below the key would reach the previous leaf and cost a second read).
-    BTreeItem edge{forward_ ? (lower_ ? lower_->key : "") : (upper_ ? upper_->key : ""), ""};
-    Target target{&edge, forward_ ? (lower_ && !lower_->inclusive ? 1 : 0)
-                                  : (upper_ && !upper_->inclusive ? -1 : 1)};
+    const std::optional<KeyBound>& from = forward_ ? lower_ : upper_;
+    ItemView edge{from ? std::string_view(from->key) : std::string_view(), ""};
+    Target target{edge, forward_ ? (lower_ && !lower_->inclusive ? 1 : 0)
+                                 : (upper_ && !upper_->inclusive ? -1 : 1)};
     if (!forward_ && !upper_) target = Target{};
     if (auto s = Load(target); !s) return s;
-    // Skip to the first item on the far side of the bound.
-    auto& items = leaf_->items;
-    size_t i = 0;
-    while (i < items.size() &&
-           (forward_ ? BelowLower(items[i]) : target.Reaches(items[i], leaf_->unique))) {
-      ++i;
-    }
-    next_ = i;  // forward: items[i..] are past the bound; backward: items[..i) are before it
+    // forward: items [next_..) are past the bound; backward: items [..next_) are before it.
+    next_ = forward_ ? PartitionPoint(leaf_, 0, [&](ItemView x) { return BelowLower(x); })
+                     : PartitionPoint(leaf_, 0, [&](ItemView x) { return target.Reaches(x, leaf_.unique()); });
     return {};
   }
 
   StorageResult<bool> Next() override {
     for (;;) {
-      const auto& items = leaf_->items;
-      if (forward_ ? next_ < items.size() : next_ > 0) {
-        current_ = forward_ ? &items[next_++] : &items[--next_];
-        return InBounds(*current_);
+      if (forward_ ? next_ < leaf_.count() : next_ > 0) {
+        current_ = leaf_.item(forward_ ? next_++ : --next_);
+        return InBounds(current_);
       }
-      if (forward_ ? !leaf_->high.has_value() : Target::Leftmost(*leaf_)) return false;
-      if (!forward_ ? BeyondLower(*leaf_) : !InBounds(*leaf_->high)) return false;
-      NodePtr old = leaf_;
-      Target target{forward_ ? &*old->high : &old->low, 0, !forward_};
-      if (auto s = Load(target); !s) return std::unexpected(s.error());
-      next_ = forward_ ? 0 : leaf_->items.size();
+      if (forward_ ? !leaf_.high().has_value() : Target::Leftmost(leaf_)) return false;
+      if (!forward_ ? BeyondLower(leaf_) : !InBounds(*leaf_.high())) return false;
+      // The fence is copied: loading the neighbour replaces the leaf it lives in.
+      BTreeItem fence(forward_ ? *leaf_.high() : leaf_.low());
+      if (auto s = Load(Target{fence.view(), 0, !forward_}); !s) return std::unexpected(s.error());
+      next_ = forward_ ? 0 : leaf_.count();
     }
   }
-  std::string_view key() const override { return current_->key; }
-  std::string_view value() const override { return current_->value; }
+  std::string_view key() const override { return current_.key; }
+  std::string_view value() const override { return current_.value; }
 
  private:
   StorageResult<void> Load(const Target& target) {
     auto path = tree_.Descend(t_, target, true);
     if (!path) return std::unexpected(path.error());
-    leaf_ = path->back().second;
+    const NodeView& leaf = path->back().node;
+    leaf_bytes_.resize(leaf.capacity());
+    std::memcpy(leaf_bytes_.data(), leaf.bytes().data(), leaf.capacity());
+    leaf_ = *NodeView::Open(leaf_bytes_);
     return {};
   }
   // Whether x lies below the lower bound (a forward scan skips it).
-  bool BelowLower(const BTreeItem& x) const {
+  bool BelowLower(ItemView x) const {
     if (!lower_) return false;
     auto c = x.key <=> lower_->key;
     return c < 0 || (c == 0 && !lower_->inclusive);
@@ -258,12 +292,12 @@ class BTree::Iterator : public IndexIterator {
   // conflicting on) a neighbour that holds nothing in bounds; a point lookup reads one leaf.
   // Forward: every item after the leaf is >= its high fence (Next checks InBounds(high)).
   // Backward (here): every item before the leaf is < its low fence.
-  bool BeyondLower(const BTreeNode& leaf) const {
+  bool BeyondLower(const NodeView& leaf) const {
     if (!lower_) return false;
-    auto c = leaf.low.key <=> lower_->key;
-    return c < 0 || (c == 0 && (leaf.unique || !lower_->inclusive));
+    auto c = leaf.low().key <=> lower_->key;
+    return c < 0 || (c == 0 && (leaf.unique() || !lower_->inclusive));
   }
-  bool InBounds(const BTreeItem& x) const {
+  bool InBounds(ItemView x) const {
     const auto& bound = forward_ ? upper_ : lower_;
     if (!bound) return true;
     auto c = x.key <=> bound->key;
@@ -275,9 +309,10 @@ class BTree::Iterator : public IndexIterator {
   Txn& t_;
   std::optional<KeyBound> lower_, upper_;
   bool forward_;
-  NodePtr leaf_;
+  txn::RawBytes leaf_bytes_;
+  NodeView leaf_;  // over leaf_bytes_
   size_t next_ = 0;
-  const BTreeItem* current_ = nullptr;
+  ItemView current_;
 };
 
 StorageResult<std::unique_ptr<IndexIterator>> BTree::Scan(Txn& t, std::optional<KeyBound> lower,
@@ -308,16 +343,17 @@ StorageResult<size_t> BTree::Erase(Txn& t, std::string_view key,
   size_t erased = 0;
   for (const std::string& v : *values) {
     if (value && v != *value) continue;
-    BTreeItem item{std::string(key), v};
-    auto path = Descend(t, Target{&item}, true);
+    ItemView item{key, v};
+    auto path = Descend(t, Target{item}, true);
     if (!path) return std::unexpected(path.error());
-    BTreeNode leaf = *path->back().second;
-    auto at = std::ranges::find_if(leaf.items, [&](const BTreeItem& x) {
-      return CompareItems(x, item, leaf.unique) == 0;
-    });
-    if (at == leaf.items.end()) return Failure(StorageError::Code::kCorrupt);
-    leaf.items.erase(at);
-    if (auto w = t.Write(path->back().first, EncodeNode(leaf)); !w) return TxnFailure(w.error());
+    const NodeView& leaf = path->back().node;
+    size_t at = leaf.LowerBound(item);
+    if (at == leaf.count() || CompareItems(leaf.item(at), item, leaf.unique()) != 0) {
+      return Failure(StorageError::Code::kCorrupt);
+    }
+    NodeBuffer changed(leaf);
+    changed.Erase(at);
+    if (auto w = WriteNode(t, path->back().addr, changed); !w) return std::unexpected(w.error());
     ++erased;
   }
   return erased;
@@ -326,33 +362,32 @@ StorageResult<size_t> BTree::Erase(Txn& t, std::string_view key,
 StorageResult<std::string> BTree::CheckInvariants(Txn& t) const {
   auto root = ReadNode(t, root_);
   if (!root) return std::unexpected(root.error());
-  return CheckNode(t, root_, {}, std::nullopt, (*root)->level);
+  return CheckNode(t, root_, ItemView{}, std::nullopt, root->level());
 }
 
-StorageResult<std::string> BTree::CheckNode(Txn& t, Addr a, const BTreeItem& low,
-                                            const std::optional<BTreeItem>& high,
+StorageResult<std::string> BTree::CheckNode(Txn& t, Addr a, ItemView low, std::optional<ItemView> high,
                                             int level) const {
   auto n = ReadNode(t, a);
   if (!n) return std::unexpected(n.error());
-  const BTreeNode& node = **n;
-  std::string where = "node at level " + std::to_string(node.level) + ": ";
-  if (static_cast<int>(node.level) != level) return where + "wrong level";
-  if (node.low != low || node.high != high) return where + "fences differ from parent's bounds";
-  if (node.EncodedSize() > node.capacity) return where + "over capacity";
-  if (!node.leaf() && (node.items.empty() || node.items[0] != node.low)) {
+  const NodeView& node = *n;
+  std::string where = "node at level " + std::to_string(node.level()) + ": ";
+  if (static_cast<int>(node.level()) != level) return where + "wrong level";
+  if (node.low() != low || node.high() != high) return where + "fences differ from parent's bounds";
+  if (node.LiveBytes() > node.capacity()) return where + "over capacity";
+  if (!node.leaf() && (node.count() == 0 || node.item(0) != node.low())) {
     return where + "first separator is not the low fence";
   }
-
-  for (size_t i = 0; i < node.items.size(); ++i) {
-    const BTreeItem& x = node.items[i];
-    if (CompareItems(x, node.low, node.unique) < 0 ||
-        (node.high && CompareItems(x, *node.high, node.unique) >= 0)) {
+  // The children's checks read more nodes through t, which leaves this view valid (no writes).
+  for (size_t i = 0; i < node.count(); ++i) {
+    ItemView x = node.item(i);
+    if (CompareItems(x, node.low(), node.unique()) < 0 ||
+        (node.high() && CompareItems(x, *node.high(), node.unique()) >= 0)) {
       return where + "item outside fences";
     }
-    if (i > 0 && CompareItems(node.items[i - 1], x, node.unique) >= 0) return where + "unsorted";
+    if (i > 0 && CompareItems(node.item(i - 1), x, node.unique()) >= 0) return where + "unsorted";
     if (!node.leaf()) {
-      auto next = i + 1 < node.items.size() ? std::optional(node.items[i + 1]) : node.high;
-      auto r = CheckNode(t, node.children[i], x, next, level - 1);
+      auto next = i + 1 < node.count() ? std::optional(node.item(i + 1)) : node.high();
+      auto r = CheckNode(t, node.child(i), x, next, level - 1);
       if (!r || !r->empty()) return r;
     }
   }

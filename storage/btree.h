@@ -2,7 +2,7 @@
 // (FaRM SOSP'15 §6.2 and FaRMv2 §2), built only from txn transactions.
 //
 // Every node carries fence keys (btree_node.h); each parent-to-child step checks the child's
-// fences against the bounds the parent gave it. A per-machine BTreeCache keeps decoded internal
+// fences against the bounds the parent gave it. A per-machine BTreeCache keeps copies of internal
 // nodes, so a lookup usually reads only its leaf through the transaction: the leaf enters the read
 // set, and its fences prove it is the leaf for the key at the read timestamp, so stale cached
 // internal nodes can only send a lookup to a leaf whose fences then disagree, which drops them
@@ -33,18 +33,25 @@
 
 namespace farmdb::storage {
 
-// Decoded internal nodes of any number of trees, shared by every thread of one machine. Entries
-// are hints that descents check with fence keys, so they need no invalidation protocol.
+// An internal node as the cache keeps it: a copy of its bytes, read in place.
+struct CachedNode {
+  txn::RawBytes bytes;
+  NodeView node;  // over `bytes`
+  static std::shared_ptr<const CachedNode> Copy(const NodeView& node);
+};
+
+// Internal nodes of any number of trees, shared by every thread of one machine. Entries are
+// hints that descents check with fence keys, so they need no invalidation protocol.
 class BTreeCache {
  public:
-  std::shared_ptr<const BTreeNode> Get(Addr a) const;
-  void Put(Addr a, std::shared_ptr<const BTreeNode> node);
+  std::shared_ptr<const CachedNode> Get(Addr a) const;
+  void Put(Addr a, std::shared_ptr<const CachedNode> node);
   void Erase(Addr a);
   size_t size() const;
 
  private:
   mutable std::mutex mu_;
-  std::unordered_map<Addr, std::shared_ptr<const BTreeNode>> nodes_;
+  std::unordered_map<Addr, std::shared_ptr<const CachedNode>> nodes_;
 };
 
 struct BTreeOptions {
@@ -82,17 +89,27 @@ class BTree {
  private:
   class Iterator;
   struct Target;
-  using NodePtr = std::shared_ptr<const BTreeNode>;
-  using Path = std::vector<std::pair<Addr, NodePtr>>;
+  // A node on a root-to-leaf path: a view into the transaction's copy of it, or into the cached
+  // copy it pins.
+  struct PathNode {
+    Addr addr;
+    NodeView node;
+    std::shared_ptr<const CachedNode> pin;
+  };
+  using Path = std::vector<PathNode>;
 
   BTree(Addr root, BTreeCache* cache) : root_(root), cache_(cache) {}
-  StorageResult<NodePtr> ReadNode(txn::Txn& t, Addr a) const;
+  // A node of this tree read through `t`: a view valid until `t` writes `a` again.
+  StorageResult<NodeView> ReadNode(txn::Txn& t, Addr a) const;
   // Root-to-leaf path to the leaf covering `target`. With the cache, internal nodes come from it
   // where present (and only the leaf is certain to be read through t).
   StorageResult<Path> Descend(txn::Txn& t, const Target& target, bool use_cache) const;
-  StorageResult<void> SplitUp(txn::Txn& t, Path path, BTreeNode node) const;
-  StorageResult<std::string> CheckNode(txn::Txn& t, Addr a, const BTreeItem& low,
-                                       const std::optional<BTreeItem>& high, int level) const;
+  // Inserts `entry` into the last node of `path` (read through t), splitting it and its
+  // ancestors as needed, and writes every changed node.
+  StorageResult<void> SplitUp(txn::Txn& t, const Path& path, NodeEntry entry) const;
+  StorageResult<void> WriteNode(txn::Txn& t, Addr a, const NodeBuffer& node) const;
+  StorageResult<std::string> CheckNode(txn::Txn& t, Addr a, ItemView low, std::optional<ItemView> high,
+                                       int level) const;
 
   Addr root_;
   BTreeCache* cache_;

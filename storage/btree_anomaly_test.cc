@@ -77,10 +77,10 @@ std::vector<Addr> InternalNodes(Worker& w, const BTree& tree) {
     todo.pop_back();
     auto bytes = (*t)->Read(a);
     if (!bytes) return out;  // aborted (e.g. a head stayed locked): evict what we have
-    auto n = DecodeNode(*bytes);
+    auto n = NodeView::Open(*bytes);
     if (!n || n->leaf()) continue;
     out.push_back(a);
-    if (n->level > 1) todo.insert(todo.end(), n->children.begin(), n->children.end());
+    for (size_t i = 0; n->level() > 1 && i < n->count(); ++i) todo.push_back(n->child(i));
   }
   return out;
 }
@@ -285,9 +285,10 @@ void Summarise(World& world, int machines, uint64_t min_checks) {
   EXPECT_GT(world.evictions.load(), 10u) << "seed=" << world.seed;
   auto w = world.cluster.engine(0).NewWorker();
   auto t = *w->Begin(ReadOnly());
-  auto root = DecodeNode(*t->Read(world.tree.root()));
+  auto root_bytes = *t->Read(world.tree.root());
+  auto root = NodeView::Open(root_bytes);
   ASSERT_TRUE(root);
-  EXPECT_GE(root->level, 2u) << "the tree grew to at least three levels";
+  EXPECT_GE(root->level(), 2u) << "the tree grew to at least three levels";
   t->Abort();
   std::cout << "[ seed " << world.seed << " on " << machines << " machines: "
             << world.own_checks.load() << " own-write checks, " << world.log.size()

@@ -7,22 +7,56 @@
 namespace farmdb::storage {
 namespace {
 
-TEST(BTreeNodeTest, CodecRoundTripAndOrder) {
-  BTreeNode n;
-  n.tree = Addr{9};
-  n.level = 1;
-  n.low = {"a", ""};
-  n.high = BTreeItem{"m", "x"};
-  n.items = {{"a", ""}, {"c", "1"}};
-  n.children = {Addr{10}, Addr{11}};
-  auto bytes = EncodeNode(n);
-  EXPECT_EQ(bytes.size(), n.EncodedSize());
-  auto d = DecodeNode(bytes);
-  ASSERT_TRUE(d);
-  EXPECT_EQ(d->items, n.items);
-  EXPECT_EQ(d->children, n.children);
-  EXPECT_EQ(d->high, n.high);
-  EXPECT_FALSE(DecodeNode(EncodeBlob("k", "v")));
+TEST(BTreeNodeTest, BuildInsertEraseAndCompact) {
+  const size_t capacity = 200;
+  NodeEntry entries[] = {{{"a", ""}, Addr{10}}, {{"c", "1"}, Addr{11}}};
+  auto n = NodeBuffer::Build(Addr{9}, 1, false, capacity, {"a", ""}, ItemView{"m", "x"}, entries);
+  ASSERT_TRUE(n);
+  auto v = NodeView::Open(n->bytes());
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->tree(), Addr{9});
+  EXPECT_EQ(v->level(), 1u);
+  EXPECT_FALSE(v->unique());
+  EXPECT_EQ(v->capacity(), capacity);
+  ASSERT_EQ(v->count(), 2u);
+  EXPECT_EQ(v->item(1), (ItemView{"c", "1"}));
+  EXPECT_EQ(v->child(0), Addr{10});
+  EXPECT_EQ(v->child(1), Addr{11});
+  EXPECT_EQ(v->low(), (ItemView{"a", ""}));
+  EXPECT_EQ(v->high(), (ItemView{"m", "x"}));
+  EXPECT_EQ(v->LowerBound({"b", ""}), 1u);
+  EXPECT_EQ(v->LowerBound({"c", "0"}), 1u);
+  EXPECT_EQ(v->LowerBound({"c", "2"}), 2u);
+  // Inserts in the middle keep the order; erases leave garbage that a later insert compacts.
+  ASSERT_TRUE(n->Insert(1, {{"b", "22"}, Addr{12}}));
+  EXPECT_EQ(n->view().item(1), (ItemView{"b", "22"}));
+  EXPECT_EQ(n->view().child(1), Addr{12});
+  EXPECT_EQ(n->view().child(2), Addr{11});
+  const std::string big(40, 'z');
+  int inserted = 0;
+  while (n->Insert(n->view().count(), {{"d" + std::to_string(inserted), big}, Addr{13}})) ++inserted;
+  EXPECT_GT(inserted, 0);
+  EXPECT_LE(n->view().LiveBytes(), capacity);
+  size_t before = n->view().count();
+  n->Erase(1);
+  EXPECT_EQ(n->view().count(), before - 1);
+  EXPECT_EQ(n->view().item(1), (ItemView{"c", "1"}));
+  // The erased record's room is reused only by compacting; the last insert did not fit before.
+  n->Erase(n->view().count() - 1);
+  ASSERT_TRUE(n->Insert(n->view().count(), {{"e", big}, Addr{14}}));
+  EXPECT_EQ(n->view().item(n->view().count() - 1), (ItemView{"e", big}));
+  EXPECT_EQ(n->view().item(0), (ItemView{"a", ""}));
+  EXPECT_TRUE(NodeView::Open(n->bytes()));
+  // Entries that cannot fit are refused, and so is anything that is not a node.
+  NodeEntry huge[] = {{{"k", std::string(capacity, 'v')}, Addr{1}}};
+  EXPECT_FALSE(NodeBuffer::Build(Addr{9}, 0, true, capacity, {}, std::nullopt, huge));
+  auto blob = EncodeBlob("k", "v");
+  EXPECT_FALSE(NodeView::Open(blob));
+  // A slot pointing outside the node is corruption, found when the node is opened.
+  txn::RawBytes bad(n->bytes().begin(), n->bytes().end());
+  bad[kBTreeHeaderBytes] = std::byte{0xff};
+  bad[kBTreeHeaderBytes + 1] = std::byte{0xff};
+  EXPECT_FALSE(NodeView::Open(bad));
   // memcmp order: 0xff sorts after 'z'; non-unique trees break key ties by value.
   EXPECT_TRUE(CompareItems({"z", ""}, {"\xff", ""}, true) < 0);
   EXPECT_TRUE(CompareItems({"k", "a"}, {"k", "b"}, true) == 0);
@@ -50,9 +84,10 @@ TEST(BTreeTest, SplitsScansBothWaysAndUsesTheCache) {
   EXPECT_EQ(tree.Insert(*t, "big", std::string(100, 'x')).error().code,
             StorageError::Code::kTooLarge);
   EXPECT_EQ(*tree.CheckInvariants(*t), "");
-  auto root = DecodeNode(*t->Read(tree.root()));
+  auto root_bytes = *t->Read(tree.root());
+  auto root = NodeView::Open(root_bytes);
   ASSERT_TRUE(root);
-  EXPECT_GE(root->level, 2u) << "300 items in 512-byte nodes need at least three levels";
+  EXPECT_GE(root->level(), 2u) << "300 items in 512-byte nodes need at least three levels";
   auto scan = [&](std::optional<KeyBound> lo, std::optional<KeyBound> hi, ScanDirection d) {
     std::vector<std::string> got;
     auto it = *tree.Scan(*t, lo, hi, d);
@@ -72,10 +107,10 @@ TEST(BTreeTest, SplitsScansBothWaysAndUsesTheCache) {
   EXPECT_GT(cache.size(), 0u);
   // A fresh cache-backed handle on a tree whose cached nodes are all stale still finds keys:
   // poison the cache with a wrong node for the root and look up through it.
-  BTreeNode bogus = *root;
-  bogus.items.resize(1);
-  bogus.children.resize(1);
-  cache.Put(tree.root(), std::make_shared<const BTreeNode>(bogus));
+  NodeEntry first[] = {{root->item(0), root->child(0)}};
+  auto bogus = NodeBuffer::Build(tree.root(), root->level(), true, root->capacity(), root->low(), root->high(), first);
+  ASSERT_TRUE(bogus);
+  cache.Put(tree.root(), CachedNode::Copy(bogus->view()));
   t = *w->Begin({});
   auto found = tree.Lookup(*t, key(299));
   ASSERT_TRUE(found);

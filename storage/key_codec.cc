@@ -212,6 +212,27 @@ std::optional<Value> ReadValue(KeyReader& r, TypeId type) {
 
 }  // namespace
 
+std::optional<size_t> MaxKeyColumnBytes(TypeId type) {
+  switch (type) {
+    case TypeId::kBool:
+      return 2;
+    case TypeId::kInt2:
+    case TypeId::kInt4:
+    case TypeId::kInt8:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kOid:
+    case TypeId::kRegclass:
+    case TypeId::kRegtype:
+    case TypeId::kFloat4:
+    case TypeId::kFloat8:
+      return 9;
+    default:
+      return std::nullopt;
+  }
+}
+
 void AppendKeyColumn(std::string& out, const Value& v, const KeyColumn& c) {
   const size_t start = out.size();
   if (v.IsNull()) {

@@ -21,6 +21,7 @@
 // Thread-safety: pure functions. No allocation beyond the output string.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,6 +45,9 @@ struct KeyColumn {
 // REQUIRES: v is NULL or holds the Value alternative of c.type's family (integers, date and
 // timestamp: int64_t; floats: double; numeric: Numeric; bool: bool; the rest: std::string).
 void AppendKeyColumn(std::string& out, const Value& v, const KeyColumn& c);
+// The most bytes AppendKeyColumn writes for a column of `type` (marker included), or nullopt
+// when the encoding has no bound (numeric, strings).
+std::optional<size_t> MaxKeyColumnBytes(TypeId type);
 // REQUIRES: values.size() <= columns.size() (fewer values: a prefix key for a prefix scan).
 std::string EncodeKey(std::span<const Value> values, std::span<const KeyColumn> columns);
 // Inverse (numeric comes back normalised, scale = minimal; text as text). kCorrupt on bad bytes,

@@ -1,5 +1,6 @@
 #include "storage/sequence.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <thread>
@@ -175,6 +176,34 @@ StorageResult<int64_t> SequenceCache::Next(SequenceRef seq, txn::Txn& caller) {
   return taken->first;
 }
 
+StorageResult<int64_t> SequenceCache::NextRowId(SequenceRef seq, txn::Txn& caller) {
+  const std::pair key{seq, txn::TxnWorker(caller.id())};
+  {
+    std::lock_guard l(mu_);
+    if (auto it = chunks_.find(key); it != chunks_.end() && it->second.remaining > 0) {
+      --it->second.remaining;
+      return it->second.next++;
+    }
+  }
+  // A new chunk: this value as Next hands it out (refilling the machine's block if need be),
+  // then up to kRowIdChunk - 1 more taken off the block. Row-id sequences step by 1, so the
+  // block's next values are consecutive; other threads may take from the block in between,
+  // which only moves where the chunk starts.
+  auto first = Next(seq, caller);
+  if (!first) return first;
+  std::lock_guard l(mu_);
+  Chunk& chunk = chunks_[key];
+  chunk.remaining = 0;
+  if (auto it = blocks_.find(seq); it != blocks_.end() && it->second.options.increment == 1) {
+    Block& b = it->second;
+    int64_t n = std::min(kRowIdChunk - 1, b.remaining);
+    chunk = {b.next, n};
+    b.next += n;
+    b.remaining -= n;
+  }
+  return *first;
+}
+
 StorageResult<void> SequenceCache::Set(SequenceRef seq, int64_t value, bool is_called) {
   std::lock_guard wl(worker_mu_);
   auto r = RunTxn<std::monostate>([&](txn::Txn& t) -> StorageResult<std::monostate> {
@@ -190,6 +219,7 @@ StorageResult<void> SequenceCache::Set(SequenceRef seq, int64_t value, bool is_c
   if (!r) return std::unexpected(r.error());
   std::lock_guard l(mu_);
   blocks_.erase(seq);
+  std::erase_if(chunks_, [&](const auto& c) { return c.first.first == seq; });
   return {};
 }
 

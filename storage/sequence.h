@@ -75,8 +75,10 @@ class Sequence {
 
 class SequenceCache {
  public:
-  // Hidden row ids: one refill transaction per this many inserts on a machine.
-  static constexpr int64_t kRowIdCache = 1024;
+  // Hidden row ids: one refill transaction per this many inserts on a machine, handed to each
+  // worker in chunks of kRowIdChunk (NextRowId).
+  static constexpr int64_t kRowIdCache = 8192;
+  static constexpr int64_t kRowIdChunk = 512;
 
   // One per machine; takes a Worker of `engine` for its refill transactions, so it must be
   // destroyed before the engine.
@@ -92,6 +94,12 @@ class SequenceCache {
   // (CREATE TABLE or CREATE SEQUENCE then INSERT / nextval in one transaction) is invisible to
   // this cache's own transactions, so its values are taken in `caller` instead.
   StorageResult<int64_t> Next(SequenceRef seq, txn::Txn& caller);
+  // A hidden row id (table.h) for an insert in `caller`: values of `seq` in chunks of
+  // kRowIdChunk per worker (the worker running `caller`), so that concurrent inserters append
+  // to B-tree leaves far apart instead of all writing the rightmost leaf, where under OCC every
+  // pair of overlapping inserts would conflict (FaRM §4: the second LOCK of the leaf fails).
+  // Ids from one worker increase, so one session's rows keep their insertion order.
+  StorageResult<int64_t> NextRowId(SequenceRef seq, txn::Txn& caller);
   // setval(seq, value, is_called): writes the state in its own transaction (not transactional
   // in PostgreSQL either) and drops this machine's block; other machines finish their blocks,
   // as other sessions finish their caches in PostgreSQL. kInvalidArgument outside [min, max].
@@ -118,6 +126,12 @@ class SequenceCache {
   std::unique_ptr<txn::Worker> worker_;  // guarded by worker_mu_
   std::mutex mu_;
   std::map<SequenceRef, Block> blocks_;  // guarded by mu_
+  // NextRowId's chunks, by sequence and worker id (values only, no options).
+  struct Chunk {
+    int64_t next = 0;
+    int64_t remaining = 0;
+  };
+  std::map<std::pair<SequenceRef, uint32_t>, Chunk> chunks_;  // guarded by mu_
 };
 
 }  // namespace farmdb::storage

@@ -146,5 +146,35 @@ TEST(Sequence, ConcurrentNextvalOnThreeMachinesIsDistinct) {
   }
 }
 
+// Hidden row ids: each worker gets its own chunk of the machine's block, so two concurrent
+// inserters' ids are kRowIdChunk apart (different B-tree leaves) and each one's ids increase.
+TEST(Sequence, RowIdsComeInChunksPerWorker) {
+  TestCluster c(Machines(1), Patient());
+  auto setup = c.engine(0).NewWorker();
+  SequenceRef seq = Create(*setup, {.cache = SequenceCache::kRowIdCache});
+  SequenceCache cache(c.engine(0));
+  auto a = c.engine(0).NewWorker(), b = c.engine(0).NewWorker();
+  auto ids = [&](Worker& w, int n) {
+    V out;
+    auto t = *w.Begin({});
+    for (int i = 0; i < n; ++i) out.push_back(*cache.NextRowId(seq, *t));
+    t->Abort();
+    return out;
+  };
+  V a1 = ids(*a, 3), b1 = ids(*b, 3), a2 = ids(*a, 2);
+  EXPECT_EQ(a1, (V{1, 2, 3}));
+  EXPECT_EQ(b1, (V{1 + SequenceCache::kRowIdChunk, 2 + SequenceCache::kRowIdChunk, 3 + SequenceCache::kRowIdChunk}));
+  EXPECT_EQ(a2, (V{4, 5}));
+  // A chunk used up continues from the block; every id stays distinct across workers.
+  std::set<int64_t> all(a1.begin(), a1.end());
+  all.insert(b1.begin(), b1.end());
+  all.insert(a2.begin(), a2.end());
+  V more = ids(*a, SequenceCache::kRowIdChunk);
+  EXPECT_TRUE(std::ranges::is_sorted(more));
+  all.insert(more.begin(), more.end());
+  EXPECT_EQ(all.size(), 8 + size_t{SequenceCache::kRowIdChunk});
+  EXPECT_GT(more.back(), b1.back()) << "the next chunk comes after b's";
+}
+
 }  // namespace
 }  // namespace farmdb::storage

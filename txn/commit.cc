@@ -24,39 +24,73 @@ struct Txn::Participants {
   std::map<MachineId, std::vector<RecordObject>> backup_objects;
   std::map<MachineId, uint64_t> reserved;
   std::map<MachineId, uint64_t> consumed;
+  // A transaction whose records cannot all be reserved before the commit starts (ReserveLogs)
+  // reserves each record just before appending it.
+  bool streaming = false;
   std::vector<TxnEngine::LockedObject> local_locked;  // objects at self, locked by this thread
-  cluster::CompletionPtr Send(Txn& t, MachineId to, Record r);
+  // Appends a record of `r`'s type and timestamp carrying `objects` to `to`'s log.
+  cluster::CompletionPtr Send(Txn& t, MachineId to, Record r, std::span<const RecordObject> objects = {});
   // Logs a record for the local primary to this machine's own log, marked applied (there for
   // recovery only, engine.h); the caller then does the primary's work itself. The append is a
   // local memory write, complete on return (log.h).
-  cluster::CompletionPtr LogLocal(Txn& t, Record r) {
+  cluster::CompletionPtr LogLocal(Txn& t, Record r, std::span<const RecordObject> objects = {}) {
     r.applied = true;
-    return Send(t, self, std::move(r));
+    return Send(t, self, std::move(r), objects);
   }
 };
 
 namespace {
-Record Rec(RecordType type, Timestamp w = 0, std::vector<RecordObject> objects = {}) {
+Record Rec(RecordType type, Timestamp w = 0) {
   Record r;
   r.type = type;
   r.write_ts = w;
-  r.objects = std::move(objects);
   return r;
 }
 
 // Bytes a record may take in the ring: itself plus the most piggybacked truncations, doubled for
 // a possible PAD before it (log.h).
-uint64_t RingCost(const Record& r) {
-  return 2 * (EncodedSize(r) + 8 * 32);
+uint64_t RingCost(const Record& r, std::span<const RecordObject> objects = {}) {
+  return 2 * (EncodedSize(r, objects) + 8 * kMaxPiggybacked);
+}
+
+// A write set's objects for one participant, cut into records whose ring cost is at most an
+// eighth of the ring, so that each fits however full the ring is when it is appended. A
+// transaction of ordinary size is one record per participant and phase, as in FaRM §4; a bulk
+// load (COPY, CREATE INDEX over a large table) is many.
+std::vector<std::span<const RecordObject>> Chunks(const Record& r, std::span<const RecordObject> objects,
+                                                  uint64_t ring_size) {
+  std::vector<std::span<const RecordObject>> out;
+  const uint64_t limit = ring_size / 8;
+  size_t begin = 0;
+  uint64_t cost = RingCost(r);
+  for (size_t i = 0; i < objects.size(); ++i) {
+    uint64_t more = 2 * (24 + ((objects[i].payload.size() + 7) & ~size_t{7}));
+    if (i > begin && cost + more > limit) {
+      out.push_back(objects.subspan(begin, i - begin));
+      begin = i;
+      cost = RingCost(r);
+    }
+    cost += more;
+  }
+  if (begin < objects.size() || out.empty()) out.push_back(objects.subspan(begin));
+  return out;
 }
 }  // namespace
 
-cluster::CompletionPtr Txn::Participants::Send(Txn& t, MachineId to, Record r) {
+cluster::CompletionPtr Txn::Participants::Send(Txn& t, MachineId to, Record r,
+                                               std::span<const RecordObject> objects) {
   r.txn = t.id_;
   r.truncated = t.worker_->TakeTruncations(to);
-  auto bytes = EncodeRecord(r);
+  auto bytes = EncodeRecord(r, objects);
+  LogWriter& log = t.worker_->engine().Writer(to);
+  if (streaming) {
+    // Waits, if need be, for the receiver to consume earlier records; its participant thread
+    // never waits on anything a coordinator holds, so this wait ends (log.h).
+    log.Reserve(2 * bytes.size());
+    reserved[to] += 2 * bytes.size();
+  }
   consumed[to] += 2 * bytes.size();
-  return t.worker_->engine().Writer(to).Append(std::move(bytes));
+  return log.Append(std::move(bytes));
 }
 
 Txn::Participants Txn::Plan() {
@@ -76,20 +110,22 @@ Txn::Participants Txn::Plan() {
 // log can fill up halfway through a commit. A participant's need is the sum over its roles: LOCK
 // and COMMIT-PRIMARY (or ABORT) as a primary, COMMIT-BACKUP (and ABORT, if the backup phase
 // fails) for every primary it backs up. A need above half the ring could never be granted
-// (log.h), so such a transaction fails with kInvalidArgument before reserving anything.
-std::expected<void, TxnError> Txn::ReserveLogs(Participants& p) {
+// (log.h); such a transaction (a bulk load) streams instead: it reserves each record when it
+// appends it, waiting for the receiver to consume earlier ones. Participants consume records as
+// they arrive and keep what they need in memory, so the ring only has to hold records in flight.
+void Txn::ReserveLogs(Participants& p) {
   std::map<MachineId, uint64_t> need;
   const uint64_t abort_cost = RingCost(Rec(RecordType::kAbort));
   for (auto& [m, objs] : p.primary_objects) {
-    need[m] += RingCost(Rec(RecordType::kLock, 0, objs)) +
-               RingCost(Rec(RecordType::kCommitPrimary)) + abort_cost;
+    need[m] += RingCost(Rec(RecordType::kLock), objs) + RingCost(Rec(RecordType::kCommitPrimary)) + abort_cost;
   }
   for (auto& [m, objs] : p.backup_objects) {
-    need[m] += RingCost(Rec(RecordType::kCommitBackup, 0, objs)) + abort_cost;
+    need[m] += RingCost(Rec(RecordType::kCommitBackup), objs) + abort_cost;
   }
   for (auto& [m, bytes] : need) {
     if (bytes > worker_->engine().Writer(m).ring_size() / 2) {
-      return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
+      p.streaming = true;
+      return;
     }
   }
   // Fixed order avoids two coordinators each holding part of what the other waits for.
@@ -97,7 +133,6 @@ std::expected<void, TxnError> Txn::ReserveLogs(Participants& p) {
     worker_->engine().Writer(m).Reserve(bytes);
     p.reserved[m] = bytes;
   }
-  return {};
 }
 
 void Txn::ReleaseReservations(Participants& p) {
@@ -107,15 +142,21 @@ void Txn::ReleaseReservations(Participants& p) {
 }
 
 std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
-  std::vector<cluster::CompletionPtr> sent;
+  std::vector<cluster::CompletionPtr> sent;  // one LOCK-REPLY comes back per LOCK record
+  const Record lock = Rec(RecordType::kLock);
   for (auto& [m, objs] : p.primary_objects) {
-    if (m != p.self) sent.push_back(p.Send(*this, m, Rec(RecordType::kLock, 0, objs)));
+    if (m == p.self) continue;
+    for (auto chunk : Chunks(lock, objs, worker_->engine().Writer(m).ring_size())) {
+      sent.push_back(p.Send(*this, m, lock, chunk));
+    }
   }
   // The local primary's locks are taken here while the remote LOCKs are in flight.
   Timestamp max_head = 0;
   bool locked = true;
   if (auto local = p.primary_objects.find(p.self); local != p.primary_objects.end()) {
-    p.LogLocal(*this, Rec(RecordType::kLock, 0, local->second));
+    for (auto chunk : Chunks(lock, local->second, worker_->engine().Writer(p.self).ring_size())) {
+      p.LogLocal(*this, lock, chunk);
+    }
     locked = worker_->engine().LockObjects(local->second, &p.local_locked, &max_head);
   }
   // A LOCK that did not reach its primary (memory gone: the engine shut down) gets no reply.
@@ -190,8 +231,11 @@ bool Txn::ValidatePhase() {
 
 bool Txn::CommitBackupPhase(Participants& p, Timestamp w) {
   std::vector<cluster::CompletionPtr> acks;
+  const Record backup = Rec(RecordType::kCommitBackup, w);
   for (auto& [m, objs] : p.backup_objects) {
-    acks.push_back(p.Send(*this, m, Rec(RecordType::kCommitBackup, w, objs)));
+    for (auto chunk : Chunks(backup, objs, worker_->engine().Writer(m).ring_size())) {
+      acks.push_back(p.Send(*this, m, backup, chunk));
+    }
   }
   // All backups have it before any primary exposes it. A failed write is not an ack.
   bool ok = true;
@@ -253,7 +297,7 @@ std::expected<CommitInfo, TxnError> Txn::Commit() {
     return CommitInfo{read_ts_, 0};
   }
   Participants p = Plan();
-  if (auto reserved = ReserveLogs(p); !reserved) return Fail(reserved.error());
+  ReserveLogs(p);
   auto locked = LockPhase(p);
   std::expected<Timestamp, TxnError> w = locked ? WriteTimestamp(*locked) : locked;
   if (w && options_.isolation == Isolation::kSerializable && !ValidatePhase()) {

@@ -224,7 +224,9 @@ void TxnEngine::PollLoop() {
         auto bytes = readers_[s].Next();
         if (!bytes) break;
         progress = true;
-        if (auto rec = DecodeRecord(*bytes)) HandleRecord(*rec);
+        uint64_t w0;
+        std::memcpy(&w0, bytes->data(), 8);
+        if (auto rec = DecodeRecord(*bytes, !(w0 & kRecordApplied))) HandleRecord(*rec);
       }
       // Lazy head publication: when a good chunk was consumed, or when idle. At most one
       // publication per sender is in flight, so the sender's mirror only moves forward even if

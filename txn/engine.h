@@ -216,14 +216,12 @@ class Worker {
   Timestamp AdvanceReadTimestamp(Timestamp old_r, bool strict);
   void DeliverLockReply(const LockReply& r);
   std::vector<LockReply> AwaitLockReplies(TxnId txn, size_t n);
-  // Truncations piggybacked on the next record to `to` (at most kPiggyback of them).
+  // Truncations piggybacked on the next record to `to` (at most kMaxPiggybacked of them).
   std::vector<TxnId> TakeTruncations(MachineId to);
   void ScheduleTruncation(TxnId txn, std::vector<MachineId> participants,
                           std::vector<cluster::CompletionPtr> primary_acks);
   void PromoteAckedTruncations();
   std::expected<std::pair<Addr, Slab*>, TxnError> AllocateObject(uint32_t lines);
-
-  static constexpr size_t kPiggyback = 32;
 
   TxnEngine* engine_;
   uint32_t id_;

@@ -86,7 +86,7 @@ cluster::CompletionPtr LogWriter::Append(std::vector<std::byte> record) {
   return c;
 }
 
-std::optional<std::vector<std::byte>> LogReader::Next() {
+std::optional<RawBytes> LogReader::Next() {
   for (;;) {
     uint64_t at = head_ % ring_.size();
     std::byte* p = ring_.data() + at;
@@ -97,9 +97,9 @@ std::optional<std::vector<std::byte>> LogReader::Next() {
     if (LoadWord(p) != w0) return std::nullopt;  // first word was stale; retry on next poll
     uint64_t type = (w0 >> 32) & 0xff;
     head_ += len;
-    std::optional<std::vector<std::byte>> out;
+    std::optional<RawBytes> out;
     if (type != kRecordPad) {
-      out.emplace(len);
+      out.emplace(len);  // overwritten whole by CopyOut
       cluster::CopyOut(p, out->data(), len);
     }
     // Zero what was consumed, before the head is published: a later record whose first word has

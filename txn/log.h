@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cluster/fabric/fabric.h"
+#include "txn/object.h"
 
 namespace farmdb::txn {
 
@@ -81,7 +82,7 @@ class LogReader {
   explicit LogReader(std::span<std::byte> ring) : ring_(ring) {}
   // The next complete record (PAD records are skipped), or nullopt. Consumed bytes are zeroed
   // (FORMATS.md), so only the current lap's writes are ever nonzero at or after the head.
-  std::optional<std::vector<std::byte>> Next();
+  std::optional<RawBytes> Next();
   uint64_t head() const { return head_; }
 
  private:

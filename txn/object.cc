@@ -75,7 +75,7 @@ void InstallObject(std::byte* obj, uint32_t lines, std::span<const std::byte> pa
 
 void CopyAsOldVersion(const std::byte* head, std::byte* dst, uint32_t lines) {
   size_t size = lines * kLineSize;
-  std::vector<std::byte> tmp(size);
+  RawBytes tmp(size);  // overwritten whole by CopyOut
   CopyOut(head, tmp.data(), size);
   uint64_t w0;
   std::memcpy(&w0, tmp.data(), 8);

@@ -116,11 +116,14 @@ void TxnEngine::UnlockLocked(std::vector<LockedObject>& locked) {
   locked.clear();
 }
 
+// A large transaction's LOCK comes in several records (commit.cc "Chunks"), each answered on
+// its own; the objects of all of them are the transaction's at this primary. A record that
+// fails to lock releases its own objects; the coordinator's ABORT releases the rest.
 void TxnEngine::OnLock(const Record& r) {
-  PrimaryTxn txn{TxnMachine(r.txn), {}};
+  PrimaryTxn& txn = primary_txns_.try_emplace(r.txn, PrimaryTxn{TxnMachine(r.txn), {}}).first->second;
   LockReply reply{r.txn, true, 0};
   reply.ok = LockObjects(r.objects, &txn.objects, &reply.max_head_ts);
-  if (reply.ok) primary_txns_[r.txn] = std::move(txn);
+  if (txn.objects.empty()) primary_txns_.erase(r.txn);
   machine_->Send(TxnMachine(r.txn), kMsgLockReply, EncodeLockReply(reply));
 }
 
@@ -139,7 +142,13 @@ void TxnEngine::OnAbort(const Record& r) {
   primary_txns_.erase(it);
 }
 
-void TxnEngine::OnCommitBackup(const Record& r) { backup_txns_[r.txn] = r; }
+// Several COMMIT-BACKUP records of one transaction (a large one) add up.
+void TxnEngine::OnCommitBackup(const Record& r) {
+  auto [it, fresh] = backup_txns_.try_emplace(r.txn, r);
+  if (fresh) return;
+  auto& objects = it->second.objects;
+  objects.insert(objects.end(), r.objects.begin(), r.objects.end());
+}
 
 void TxnEngine::OnTruncate(TxnId id) {
   // Backups apply committed writes at truncation, possibly out of order across coordinators, so

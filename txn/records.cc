@@ -9,23 +9,27 @@ namespace farmdb::txn {
 using cluster::ByteReader;
 using cluster::ByteWriter;
 
-uint64_t EncodedSize(const Record& r) {
+uint64_t EncodedSize(const Record& r) { return EncodedSize(r, r.objects); }
+
+uint64_t EncodedSize(const Record& r, std::span<const RecordObject> objects) {
   uint64_t n = 32 + 8 * r.truncated.size() + 8;  // header, truncations, trailer
-  for (auto& o : r.objects) n += 24 + ((o.payload.size() + 7) & ~size_t{7});
+  for (auto& o : objects) n += 24 + ((o.payload.size() + 7) & ~size_t{7});
   return (n + kRecordAlign - 1) & ~(kRecordAlign - 1);
 }
 
-std::vector<std::byte> EncodeRecord(const Record& r) {
-  uint64_t len = EncodedSize(r);
+std::vector<std::byte> EncodeRecord(const Record& r) { return EncodeRecord(r, r.objects); }
+
+std::vector<std::byte> EncodeRecord(const Record& r, std::span<const RecordObject> objects) {
+  uint64_t len = EncodedSize(r, objects);
   std::vector<std::byte> out;
   out.reserve(len);
   ByteWriter w(&out);
   w.U64(len | (uint64_t{static_cast<uint8_t>(r.type)} << 32) | (r.applied ? kRecordApplied : 0));
   w.U64(r.txn);
   w.U64(r.write_ts);
-  w.U32(static_cast<uint32_t>(r.truncated.size())), w.U32(static_cast<uint32_t>(r.objects.size()));
+  w.U32(static_cast<uint32_t>(r.truncated.size())), w.U32(static_cast<uint32_t>(objects.size()));
   for (TxnId t : r.truncated) w.U64(t);
-  for (auto& o : r.objects) {
+  for (auto& o : objects) {
     w.U64(o.addr.raw), w.U64(o.expected), w.U32(o.flags), w.U32(o.lines);
     w.Bytes(o.payload);
     w.Align8();
@@ -34,7 +38,7 @@ std::vector<std::byte> EncodeRecord(const Record& r) {
   return out;
 }
 
-std::optional<Record> DecodeRecord(std::span<const std::byte> bytes) {
+std::optional<Record> DecodeRecord(std::span<const std::byte> bytes, bool with_objects) {
   ByteReader rd(bytes);
   Record r;
   uint64_t w0 = rd.U64();
@@ -44,7 +48,7 @@ std::optional<Record> DecodeRecord(std::span<const std::byte> bytes) {
   r.write_ts = rd.U64();
   uint32_t nt = rd.U32(), no = rd.U32();
   for (uint32_t i = 0; i < nt && rd.ok(); ++i) r.truncated.push_back(rd.U64());
-  for (uint32_t i = 0; i < no && rd.ok(); ++i) {
+  for (uint32_t i = 0; with_objects && i < no && rd.ok(); ++i) {
     RecordObject o;
     o.addr = {rd.U64()};
     o.expected = rd.U64();

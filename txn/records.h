@@ -27,6 +27,9 @@ inline TxnId MakeTxnId(MachineId m, uint32_t worker, uint32_t seq) {
 inline MachineId TxnMachine(TxnId id) { return static_cast<MachineId>(id >> 48); }
 inline uint32_t TxnWorker(TxnId id) { return static_cast<uint32_t>((id >> 32) & 0xffff); }
 
+// The most truncations one record carries.
+inline constexpr size_t kMaxPiggybacked = 32;
+
 inline constexpr Timestamp kAnyVersion = ~Timestamp{0};
 enum ObjectFlags : uint32_t { kObjNew = 1, kObjFree = 2 };
 
@@ -54,7 +57,13 @@ struct Record {
 // Encodes with room for the trailer; length is a multiple of 32.
 std::vector<std::byte> EncodeRecord(const Record& r);
 uint64_t EncodedSize(const Record& r);
-std::optional<Record> DecodeRecord(std::span<const std::byte> bytes);
+// The same for a record of `r`'s type, transaction, timestamp and truncations whose objects are
+// `objects` (r.objects is ignored): a part of a write set, without copying it into a Record.
+std::vector<std::byte> EncodeRecord(const Record& r, std::span<const RecordObject> objects);
+uint64_t EncodedSize(const Record& r, std::span<const RecordObject> objects);
+// `with_objects` false leaves `objects` empty: for applied records, whose objects the
+// participant never looks at (engine.h "Local participant").
+std::optional<Record> DecodeRecord(std::span<const std::byte> bytes, bool with_objects = true);
 
 // Word 0 of an encoded record: length | type << 32 | kRecordApplied if applied.
 inline constexpr uint64_t kRecordApplied = uint64_t{1} << 40;

@@ -160,7 +160,7 @@ class Txn {
   // Commit phases (commit.cc), in FaRM/FaRMv2 order.
   struct Participants;
   Participants Plan();
-  std::expected<void, TxnError> ReserveLogs(Participants& p);
+  void ReserveLogs(Participants& p);
   std::expected<Timestamp, TxnError> LockPhase(Participants& p);
   std::expected<Timestamp, TxnError> WriteTimestamp(Timestamp max_head_ts);
   bool ValidatePhase();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -319,35 +320,51 @@ TEST(TxnWorkerIdTest, IdsAreRecycledAndExhaustionFailsCleanly) {
   EXPECT_EQ(ReadOne(*again, a), 9u);
 }
 
-// Each participant's reservation (LOCK + COMMIT-PRIMARY/ABORT as a primary, COMMIT-BACKUP for
-// every primary it backs up) must fit half a ring; a larger commit fails with kInvalidArgument
-// instead of waiting forever in Reserve, and leaks no reservation.
-TEST(TxnLimitTest, CommitTooLargeForAParticipantsRingFailsCleanly) {
+// A commit whose records exceed half a participant's ring (LOCK + COMMIT-PRIMARY/ABORT as a
+// primary, COMMIT-BACKUP for every primary it backs up) cannot reserve them up front; it streams
+// them in records of at most an eighth of the ring (commit.cc "Chunks") and commits. A version
+// conflict found by a later LOCK record aborts it with every earlier record's locks released.
+TEST(TxnLimitTest, CommitsLargerThanARingStreamTheirRecords) {
   cluster::LocalClusterOptions o = Machines(5, 4);
   EngineOptions eo = Patient();
   eo.log_size = 256 << 10;
   TestCluster c(o, eo);
-  constexpr int kPerPrimary = 507;  // one LOCK fits; machine 0's COMMIT-BACKUP of 4 x 507 does not
+  constexpr int kPerPrimary = 507;  // machine 0's COMMIT-BACKUP of 4 x 507 is over half a ring
   std::vector<Addr> objs;
+  std::vector<std::unique_ptr<Worker>> ws;
   for (int m = 0; m < 5; ++m) {
-    auto w = c.engine(m).NewWorker();
-    auto t = *w->Begin({});
+    ws.push_back(c.engine(m).NewWorker());
+    auto t = *ws[m]->Begin({});
     for (int i = 0; i < kPerPrimary; ++i) objs.push_back(*t->Alloc(8));
     ASSERT_TRUE(t->Commit()) << "setup on machine " << m;
   }
-  auto w = c.engine(0).NewWorker();
-  for (int round = 0; round < 3; ++round) {
-    auto t = *w->Begin({});
-    for (Addr a : objs) ASSERT_TRUE(t->Write(a, U64Bytes(1)));
-    auto r = t->Commit();
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, TxnErrorCode::kInvalidArgument);
+  Worker& w = *ws[0];
+  auto write_all = [&](uint64_t v) {
+    auto t = *w.Begin({});
+    for (Addr a : objs) EXPECT_TRUE(t->Write(a, U64Bytes(v)));
+    return t;
+  };
+  for (uint64_t round = 1; round <= 3; ++round) {
+    ASSERT_TRUE(write_all(round)->Commit()) << "round " << round;
   }
-  // A transaction over a tenth of them commits: nothing was left reserved.
-  auto t = *w->Begin({});
-  for (size_t i = 0; i < objs.size(); i += 10) ASSERT_TRUE(t->Write(objs[i], U64Bytes(2)));
-  ASSERT_TRUE(t->Commit());
-  EXPECT_EQ(ReadOne(*w, objs[10]), 2u);
+  for (Addr a : {objs.front(), objs[kPerPrimary * 2 + 7], objs.back()}) EXPECT_EQ(ReadOne(*ws[3], a), 3u);
+  // Another machine's commit to the highest address (the last LOCK record of its primary) after
+  // the large transaction read it: the large commit fails at that record.
+  Addr last = *std::ranges::max_element(objs);
+  auto big = write_all(4);
+  {
+    auto t = *ws[4]->Begin({});
+    ASSERT_TRUE(t->Write(last, U64Bytes(40)));
+    ASSERT_TRUE(t->Commit());
+  }
+  auto failed = big->Commit();
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().reason, AbortReason::kLockConflict);
+  // Nothing stayed locked or reserved: the same large write commits at once.
+  ASSERT_TRUE(write_all(5)->Commit());
+  EXPECT_EQ(ReadOne(*ws[2], last), 5u);
+  for (auto& worker : ws) worker->FlushTruncations();
+  EXPECT_EQ(c.CheckReplicas(), "");
 }
 
 // A one-sided append that fails (the receiver's ring is gone) is not an acknowledgement.

@@ -102,7 +102,7 @@ void Worker::PromoteAckedTruncations() {
 std::vector<TxnId> Worker::TakeTruncations(MachineId to) {
   PromoteAckedTruncations();
   auto& pending = truncations_[to];
-  size_t n = std::min(pending.size(), kPiggyback);
+  size_t n = std::min(pending.size(), kMaxPiggybacked);
   std::vector<TxnId> out(pending.begin(), pending.begin() + n);
   pending.erase(pending.begin(), pending.begin() + n);
   return out;

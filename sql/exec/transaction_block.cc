@@ -28,8 +28,7 @@ Error TxnFailure(const txn::TxnError& e) {
 }
 
 std::expected<void, Error> RequireWritable(const Settings& settings, std::string_view command) {
-  auto read_only = settings.Get("transaction_read_only", false);
-  if (read_only && *read_only && **read_only == "on") {
+  if (settings.TransactionReadOnly()) {
     return std::unexpected(MakeError("25006", fmt::format("cannot execute {} in a read-only transaction", command)));
   }
   return {};
@@ -37,21 +36,15 @@ std::expected<void, Error> RequireWritable(const Settings& settings, std::string
 
 TransactionBlock::~TransactionBlock() { FinishTxn(false); }
 
-std::string TransactionBlock::IsolationLevel() const {
-  auto isolation = settings_.Get("transaction_isolation", false);
-  return isolation && *isolation ? **isolation : std::string("serializable");
-}
-
 txn::TxnOptions TransactionBlock::Options() const {
   // DESIGN.md §2: SERIALIZABLE -> serializable strict; REPEATABLE READ -> SI strict; READ
   // COMMITTED / UNCOMMITTED -> SI with a fresh read timestamp per statement (refresh_due_).
   // farmdb.strict = off makes any of them non-strict.
   txn::TxnOptions options;
-  options.isolation = IsolationLevel() == "serializable" ? txn::Isolation::kSerializable : txn::Isolation::kSnapshot;
-  auto strict = settings_.Get("farmdb.strict", false);
-  options.strict = !(strict && *strict && **strict == "off");
-  auto read_only = settings_.Get("transaction_read_only", false);
-  options.read_only = read_only && *read_only && **read_only == "on";
+  options.isolation = settings_.TransactionIsolation() == "serializable" ? txn::Isolation::kSerializable
+                                                                        : txn::Isolation::kSnapshot;
+  options.strict = settings_.Strict();
+  options.read_only = settings_.TransactionReadOnly();
   return options;
 }
 
@@ -67,7 +60,7 @@ std::expected<txn::Txn*, Error> TransactionBlock::Txn() {
   auto t = worker_->Begin(Options());
   if (!t) return std::unexpected(TxnFailure(t.error()));
   txn_ = std::move(*t);
-  std::string level = IsolationLevel();
+  const std::string& level = settings_.TransactionIsolation();
   refresh_per_statement_ = level == "read committed" || level == "read uncommitted";
   refresh_due_ = false;
   return txn_.get();
@@ -80,7 +73,7 @@ std::expected<std::string, Error> TransactionBlock::ExportSnapshot() {
     return std::unexpected(MakeError("0A000", "cannot export a snapshot from a READ COMMITTED transaction in farmdb"));
   }
   if (snapshots_ == nullptr) return std::unexpected(MakeError("0A000", "this engine has no storage node"));
-  std::string id = snapshots_->Export({(*t)->read_ts(), IsolationLevel() == "serializable"});
+  std::string id = snapshots_->Export({(*t)->read_ts(), settings_.TransactionIsolation() == "serializable"});
   exported_.push_back(id);
   return id;
 }
@@ -90,7 +83,7 @@ std::expected<void, Error> TransactionBlock::ImportSnapshot(std::string_view id)
   if (ran_query_ || txn_) {
     return std::unexpected(MakeError("25001", "SET TRANSACTION SNAPSHOT must be called before any query"));
   }
-  std::string level = IsolationLevel();
+  const std::string& level = settings_.TransactionIsolation();
   if (level != "serializable" && level != "repeatable read") {
     return std::unexpected(MakeError("0A000", "a snapshot-importing transaction must have isolation level SERIALIZABLE or REPEATABLE READ"));
   }
@@ -131,12 +124,6 @@ std::optional<Error> TransactionBlock::FinishTxn(bool commit) {
     return std::nullopt;
   }
   auto committed = t->Commit();
-  if (!committed && committed.error().code == txn::TxnErrorCode::kInvalidArgument) {
-    // The commit's records exceed what the log rings take (engine.h log_size).
-    Error e = MakeError("54000", "transaction is too large to commit");
-    e.detail = "Its writes do not fit half of a commit log ring (NodeOptions::log_size).";
-    return e;
-  }
   if (!committed) return TxnFailure(committed.error());
   return std::nullopt;
 }
@@ -161,9 +148,7 @@ TxnStatus TransactionBlock::Status() const {
 }
 
 void TransactionBlock::Open() {
-  auto isolation = settings_.Get("default_transaction_isolation", false);
-  auto read_only = settings_.Get("default_transaction_read_only", false);
-  settings_.BeginTransaction(**isolation, **read_only == "on");
+  settings_.BeginTransaction();
   ran_query_ = false;
 }
 

@@ -154,8 +154,6 @@ class TransactionBlock {
   std::optional<Error> FinishTxn(bool commit);
   // The options Txn() begins with, from the transaction's settings (DESIGN.md §2 table).
   txn::TxnOptions Options() const;
-  // The transaction's isolation level, as transaction_isolation spells it.
-  std::string IsolationLevel() const;
 
   Settings& settings_;
   txn::Worker* worker_;

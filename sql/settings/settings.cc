@@ -60,6 +60,9 @@ std::expected<Settings, Error> Settings::Create(const SessionOptions& options) {
     Entry& target = s.entries_[AsciiLower(name)];
     target.value = target.reset_value = canonical;
   }
+  s.hot_ = {s.Find("transaction_isolation"), s.Find("transaction_read_only"),
+            s.Find("default_transaction_isolation"), s.Find("default_transaction_read_only"),
+            s.Find("farmdb.strict")};
   return s;
 }
 
@@ -153,10 +156,10 @@ std::vector<std::pair<std::string, std::string>> Settings::Reported() const {
   return out;
 }
 
-void Settings::BeginTransaction(std::string isolation, bool read_only) {
+void Settings::BeginTransaction() {
   touched_.clear();
-  entries_["transaction_isolation"].value = std::move(isolation);
-  entries_["transaction_read_only"].value = read_only ? "on" : "off";
+  hot_.transaction_isolation->value = hot_.default_transaction_isolation->value;
+  hot_.transaction_read_only->value = hot_.default_transaction_read_only->value;
 }
 
 void Settings::EndTransaction(bool commit) {

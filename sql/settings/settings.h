@@ -32,6 +32,10 @@ class Settings {
   // Session defaults: the table's defaults, then the identity, then the startup parameters
   // (any error is returned for the caller to make FATAL).
   static std::expected<Settings, Error> Create(const SessionOptions& options);
+  Settings(Settings&&) = default;
+  Settings& operator=(Settings&&) = default;
+  Settings(const Settings&) = delete;
+  Settings& operator=(const Settings&) = delete;
 
   // The current value, or 42704 for an unknown name (std::nullopt instead when missing_ok).
   std::expected<std::optional<std::string>, Error> Get(std::string_view name, bool missing_ok) const;
@@ -52,14 +56,23 @@ class Settings {
   // transaction_isolation/transaction_read_only), so callers can skip unchanged work per statement.
   uint64_t Generation() const { return generation_; }
 
-  void BeginTransaction(std::string isolation, bool read_only);
+  // Opens a transaction with the session's default characteristics
+  // (default_transaction_isolation, default_transaction_read_only).
+  void BeginTransaction();
   void EndTransaction(bool commit);
+
+  // What every transaction and statement consults, without a lookup by name: the current
+  // transaction's characteristics and farmdb.strict.
+  const std::string& TransactionIsolation() const { return hot_.transaction_isolation->value; }
+  bool TransactionReadOnly() const { return hot_.transaction_read_only->value == "on"; }
+  bool Strict() const { return hot_.strict->value != "off"; }
 
   // The settings that shape text input and output of values (parsed once per Generation()).
   const TextOptions& Text() const;
   int64_t StatementTimeoutMs() const;
 
  private:
+  Settings() = default;
   struct Entry {
     const SettingDef* def = nullptr;  // nullptr: a placeholder
     std::string value;
@@ -81,6 +94,17 @@ class Settings {
     int64_t statement_timeout_ms = 0;
   };
   const Derived& Current() const;
+
+  // Entries every statement reads, found once (std::map nodes never move, also when the map is
+  // moved; a copy would point into the original, so Settings is move-only).
+  struct Hot {
+    Entry* transaction_isolation = nullptr;
+    Entry* transaction_read_only = nullptr;
+    const Entry* default_transaction_isolation = nullptr;
+    const Entry* default_transaction_read_only = nullptr;
+    const Entry* strict = nullptr;
+  };
+  Hot hot_;
 
   std::map<std::string, Entry, std::less<>> entries_;  // by lower-cased name
   std::map<std::string, Saved> touched_;               // entries changed in the current transaction

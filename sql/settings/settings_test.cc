@@ -38,25 +38,25 @@ TEST(SettingsTest, DefaultsAndIdentity) {
 
 TEST(SettingsTest, SetCommitAbortAndLocal) {
   Settings s = Make();
-  s.BeginTransaction("serializable", false);
+  s.BeginTransaction();
   ASSERT_TRUE(s.Set("extra_float_digits", "3", false));
   s.EndTransaction(false);
   EXPECT_EQ(Get(s, "extra_float_digits"), "1");
 
-  s.BeginTransaction("serializable", false);
+  s.BeginTransaction();
   ASSERT_TRUE(s.Set("extra_float_digits", "3", false));
   ASSERT_TRUE(s.Set("extra_float_digits", "2", true));  // SET LOCAL after SET: commit keeps the SET
   EXPECT_EQ(Get(s, "extra_float_digits"), "2");
   s.EndTransaction(true);
   EXPECT_EQ(Get(s, "extra_float_digits"), "3");
 
-  s.BeginTransaction("serializable", false);
+  s.BeginTransaction();
   ASSERT_TRUE(s.Set("extra_float_digits", "0", true));
   ASSERT_TRUE(s.Set("extra_float_digits", "-1", false));  // SET after SET LOCAL: it persists
   s.EndTransaction(true);
   EXPECT_EQ(Get(s, "extra_float_digits"), "-1");
 
-  s.BeginTransaction("serializable", false);
+  s.BeginTransaction();
   ASSERT_TRUE(s.Set("extra_float_digits", std::nullopt, false));  // DEFAULT / RESET
   s.EndTransaction(true);
   EXPECT_EQ(Get(s, "extra_float_digits"), "1");
@@ -64,20 +64,35 @@ TEST(SettingsTest, SetCommitAbortAndLocal) {
 
 TEST(SettingsTest, TransactionScopedSettings) {
   Settings s = Make();
-  s.BeginTransaction("read committed", true);
+  // A transaction starts with the session defaults; SET changes only the current one.
+  s.BeginTransaction();
+  ASSERT_TRUE(s.Set("default_transaction_isolation", "read committed", false));
+  ASSERT_TRUE(s.Set("default_transaction_read_only", "on", false));
+  EXPECT_EQ(s.TransactionIsolation(), "serializable");
+  EXPECT_FALSE(s.TransactionReadOnly());
+  s.EndTransaction(true);
+  s.BeginTransaction();
   EXPECT_EQ(Get(s, "transaction_isolation"), "read committed");
+  EXPECT_EQ(s.TransactionIsolation(), "read committed");
   EXPECT_EQ(Get(s, "transaction_read_only"), "on");
+  EXPECT_TRUE(s.TransactionReadOnly());
   ASSERT_TRUE(s.Set("transaction_isolation", "REPEATABLE READ", false));
   EXPECT_EQ(Get(s, "transaction_isolation"), "repeatable read");
+  EXPECT_EQ(s.TransactionIsolation(), "repeatable read");
+  ASSERT_TRUE(s.Set("farmdb.strict", "off", true));
+  EXPECT_FALSE(s.Strict());
+  ASSERT_TRUE(s.Set("default_transaction_isolation", "serializable", false));
+  ASSERT_TRUE(s.Set("default_transaction_read_only", "off", false));
   s.EndTransaction(true);
-  s.BeginTransaction("serializable", false);
+  EXPECT_TRUE(s.Strict());
+  s.BeginTransaction();
   EXPECT_EQ(Get(s, "transaction_isolation"), "serializable");
   s.EndTransaction(true);
 }
 
 TEST(SettingsTest, ValidationMessages) {
   Settings s = Make();
-  s.BeginTransaction("serializable", false);
+  s.BeginTransaction();
   auto e = s.Set("lock_timeout", "-1", false);
   EXPECT_EQ(e.error().message, "-1 ms is outside the valid range for parameter \"lock_timeout\" (0 .. 2147483647)");
   e = s.Set("statement_timeout", "5 parsecs", false);
@@ -127,7 +142,7 @@ TEST(SettingsTest, PlaceholdersAndResetAll) {
   auto missing = s.Get("other.opt", true);
   ASSERT_TRUE(missing.has_value());
   EXPECT_FALSE(missing->has_value());
-  s.BeginTransaction("serializable", false);
+  s.BeginTransaction();
   ASSERT_TRUE(s.Set("application_name", "other", false));
   ASSERT_TRUE(s.Set("bytea_output", "escape", false));
   EXPECT_FALSE(s.Text().bytea_hex);
