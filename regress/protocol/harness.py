@@ -17,6 +17,7 @@ Suites (each gets the target's address and roles through E2E_* environment varia
   jdbc      JdbcTest.java compiled with javac into the work dir and run against pgjdbc.
   psycopg2  psycopg2_test.py.
   isolation ../isolation/isolation_test.py: concurrent-session isolation scenarios.
+  tpcc      ../../tpcc/e2e_test.py with the tpcc program (--tpcc-bin): load, run, consistency checks.
   serve     start the target, print the environment, wait for Ctrl-C (manual exploration).
 
 Exit code 0 only if the suite passed and the target stopped cleanly. A missing dependency is a
@@ -181,6 +182,15 @@ def IsolationSuite(target, args, env):
     return RunProgram(["/usr/bin/python3", str(HERE.parent / "isolation" / "isolation_test.py")], env)
 
 
+def TpccSuite(target, args, env):
+    if not args.tpcc_bin:
+        raise HarnessError("--tpcc-bin is required for the tpcc suite")
+    RequireFile(args.tpcc_bin, "the tpcc program (CMake target tpcc)")
+    # Loading one warehouse into an ASan build on a busy 2-core machine takes minutes.
+    return RunProgram(["/usr/bin/python3", str(HERE.parent.parent / "tpcc" / "e2e_test.py"),
+                       str(args.tpcc_bin), str(args.work_dir)], env, timeout=900)
+
+
 def ServeSuite(target, args, env):
     for key in sorted(k for k in env if k.startswith("E2E_") or k.startswith("PG")):
         print(f"export {key}={env[key]!r}")
@@ -193,7 +203,7 @@ def ServeSuite(target, args, env):
 
 
 SUITES = {"psql": PsqlSuite, "libpq": LibpqSuite, "jdbc": JdbcSuite, "psycopg2": Psycopg2Suite,
-          "isolation": IsolationSuite, "serve": ServeSuite}
+          "isolation": IsolationSuite, "tpcc": TpccSuite, "serve": ServeSuite}
 
 
 def main():
@@ -202,6 +212,7 @@ def main():
     parser.add_argument("--target", choices=["farmdb", "postgres"], required=True)
     parser.add_argument("--farmdb-bin", type=pathlib.Path)
     parser.add_argument("--libpq-bin", type=pathlib.Path)
+    parser.add_argument("--tpcc-bin", type=pathlib.Path)
     parser.add_argument("--work-dir", type=pathlib.Path,
                         help="where each run makes its scratch directory (default: the system "
                              "temporary directory); removed on success, kept on failure")

@@ -4,9 +4,11 @@
 #
 #   bench_init                     make $bench_work, trap EXIT
 #   bench_start_farmdb BIN [ARGS]  start farmdb on a free port -> $farmdb_port
+#   bench_stop_farmdb              stop it and remove its data, so another can start
 #   bench_start_postgres [-c ...]  initdb + start PostgreSQL 15 (fsync=off plus the given
 #                                  settings) -> $pg_port
 #   bench_machine                  one line: cores, CPU model, kernel
+#   bench_cpu_ticks PID            CPU clock ticks used so far by PID and its children
 #   bench_ratio A B                A / B with two decimals
 #
 # PostgreSQL runs as the postgres user when this runs as root (initdb refuses root).
@@ -20,10 +22,7 @@ bench_pg_started=""
 bench_as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
 bench_cleanup() {
-  if [ -n "$bench_farmdb_pid" ]; then
-    kill -TERM "$bench_farmdb_pid" 2>/dev/null || true
-    wait "$bench_farmdb_pid" 2>/dev/null || true
-  fi
+  bench_stop_farmdb
   if [ -n "$bench_pg_started" ]; then
     bench_as_pg "$bench_pgbin/pg_ctl" -D "$bench_work/pg" -m immediate stop >/dev/null 2>&1 || true
   fi
@@ -59,6 +58,14 @@ bench_start_farmdb() {
   farmdb_port=${farmdb_port%% *}
 }
 
+bench_stop_farmdb() {
+  [ -n "$bench_farmdb_pid" ] || return 0
+  kill -TERM "$bench_farmdb_pid" 2>/dev/null || true
+  wait "$bench_farmdb_pid" 2>/dev/null || true
+  bench_farmdb_pid=""
+  rm -rf "$bench_work/farmdb" "$bench_work/ready"
+}
+
 bench_start_postgres() {
   local settings=(-c fsync=off "$@")
   pg_port=$(bench_free_port)
@@ -72,6 +79,16 @@ bench_machine() {
   local cpu
   cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
   echo "$(nproc) cores, ${cpu:-unknown CPU}, $(free -g | awk '/^Mem:/ {print $2}') GiB, $(uname -sr)"
+}
+
+# User + system time of PID (all threads), of its live children and of the children it has
+# reaped: PostgreSQL's backends end with their connections and leave their time to the postmaster.
+bench_cpu_ticks() {
+  local total=0 p
+  for p in "$1" $(pgrep -P "$1"); do
+    total=$((total + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
 }
 
 bench_ratio() { "$bench_py" -c "print(f'{$1 / $2:.2f}')"; }
