@@ -9,14 +9,11 @@
 #include <set>
 #include <thread>
 
-#include "cluster/fabric/word_copy.h"
 #include "txn/engine.h"
 #include "txn/object.h"
+#include "txn/version_checks.h"
 
 namespace farmdb::txn {
-
-using cluster::MemKey;
-using cluster::MemKind;
 
 struct Txn::Participants {
   MachineId self;  // the coordinator's machine: its primary work is done here (engine.h)
@@ -198,53 +195,21 @@ std::expected<Timestamp, TxnError> Txn::WriteTimestamp(Timestamp max_head_ts) {
 // ValidateAtCommit; without writes only ValidateAtCommit's objects first seen before the
 // current R (txn.h).
 bool Txn::ValidatePhase(bool read_only) {
-  cluster::Machine& machine = worker_->engine().machine();
-  struct Check {
-    Timestamp version;
-    alignas(8) std::byte word[8];
-    cluster::CompletionPtr done;
-  };
   bool serializable = options_.isolation == Isolation::kSerializable;
-  std::vector<Check> checks;
-  checks.reserve(serializable ? reads_.size() + validate_.size() : validate_.size());
-  bool ok = true;
-  auto check = [&](Timestamp version, uint64_t w0) {
-    if (HeaderLocked(w0) || HeaderTs(w0) != version) ok = false;
-  };
-  // Starts the check of one object. Memory that is gone fails it; the remote reads already
-  // started are still awaited below, since they write into `checks`.
-  auto validate = [&](Addr addr, Timestamp version) {
-    auto place = machine.Lookup(addr.region());
-    if (place->primary == machine.id()) {
-      // Local primary: read the header word in place (FaRM §4: local memory accesses).
-      std::byte* mem = worker_->engine().LocalObject(addr, 1);
-      if (mem) check(version, cluster::LoadWord(mem));
-      else ok = false;
-      return;
-    }
-    checks.push_back({version, {}, nullptr});  // reserved: no reallocation under a read
-    Check& c = checks.back();
-    c.done = machine.fabric().Read(machine.id(), place->primary,
-                                   MemKey(MemKind::kRegion, addr.region()), addr.offset(), c.word);
-  };
+  VersionChecks checks(worker_->engine());
   if (serializable && !read_only) {
     for (auto& [addr, e] : reads_) {
-      if (!writes_.contains(addr)) validate(addr, e.version);
+      if (!writes_.contains(addr)) checks.Add(addr, e.version);
     }
   }
   for (auto& [addr, v] : validate_) {
-    // Skipped: done above (a serializable transaction never refreshes R, so the versions
-    // agree), checked by LOCK, or seen at the R a read-only transaction commits at.
+    // Skipped: done above (a serializable transaction keeps its read set when it moves R, so
+    // the versions agree), checked by LOCK, or seen at the R a read-only transaction commits at.
     if ((serializable && !read_only && reads_.contains(addr)) || writes_.contains(addr)) continue;
     if (read_only && v.seen_at == read_ts_) continue;
-    validate(addr, v.version);
+    checks.Add(addr, v.version);
   }
-  for (Check& c : checks) {
-    c.done->Wait();
-    if (!c.done->ok()) ok = false;
-    check(c.version, cluster::LoadWord(c.word));
-  }
-  return ok;
+  return checks.Unchanged();
 }
 
 bool Txn::CommitBackupPhase(Participants& p, Timestamp w) {

@@ -98,6 +98,7 @@ class TxnEngine {
  private:
   friend class Worker;
   friend class Txn;
+  friend class VersionChecks;  // header words of local objects
 
   TxnEngine(cluster::Machine* machine, EngineOptions options);
   std::expected<void, std::string> Init();

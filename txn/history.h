@@ -33,10 +33,10 @@ struct TxnRecord {
   Isolation isolation = Isolation::kSerializable;
   bool strict = true;
   bool committed = false;
-  Timestamp read_ts = 0;
-  Timestamp write_ts = 0;  // committed writers only
-  int64_t begin_ns = 0;    // real time before Begin()
-  int64_t end_ns = 0;      // real time after Commit() returned
+  Timestamp read_ts = 0;   // the R all reads hold at: the last one, since R may move forward
+  Timestamp write_ts = 0;   // committed writers only
+  int64_t begin_ns = 0;     // real time before Begin()
+  int64_t end_ns = 0;       // real time after Commit() returned
   std::vector<std::pair<Addr, uint64_t>> reads;
   std::vector<std::pair<Addr, uint64_t>> writes;
 };

@@ -5,6 +5,7 @@
 
 #include "txn/engine.h"
 #include "txn/object.h"
+#include "txn/version_checks.h"
 
 namespace farmdb::txn {
 
@@ -75,8 +76,40 @@ std::unexpected<TxnError> NotAllocated() {
 }
 }  // namespace
 
+// A copy of `addr`'s head at `primary` that is neither torn nor locked. Torn copies are retried;
+// a head that stays locked aborts (FaRMv2 §4.7 early abort).
+std::expected<void, TxnError> Txn::ReadHead(MachineId primary, Addr addr, ObjectCopy& copy) {
+  TxnEngine& engine = worker_->engine();
+  auto locked_deadline = std::chrono::steady_clock::time_point::max();
+  for (;;) {
+    if (!engine.ReadFromPrimary(primary, addr, copy.raw)) return Invalid();
+    ReadCheck check = copy.Check();
+    if (check == ReadCheck::kOk) return {};
+    if (check == ReadCheck::kTorn) {
+      engine.counters().torn_read_retries.fetch_add(1, std::memory_order_relaxed);
+    } else if (locked_deadline == std::chrono::steady_clock::time_point::max()) {
+      locked_deadline = std::chrono::steady_clock::now() + engine.options().locked_read_wait;
+    } else if (std::chrono::steady_clock::now() > locked_deadline) {
+      return Fail(AbortReason::kLockedOnRead);
+    }
+    std::this_thread::yield();
+  }
+}
+
+bool Txn::AdvanceReadTimestampIfUnchanged() {
+  if (options_.snapshot_ts || read_ts_pinned_) return false;
+  // The new R first, then the checks: a commit not yet locked when its object is checked takes
+  // a W above the new R (as for Begin's R, §4.2), so it cannot change what is visible there.
+  read_ts_ = worker_->AdvanceReadTimestamp(read_ts_, options_.strict);
+  VersionChecks checks(worker_->engine());
+  for (auto& [addr, e] : reads_) checks.Add(addr, e.version);
+  if (!checks.Unchanged()) return false;
+  worker_->engine().counters().read_ts_advances.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
 // Reads the version visible at R: the head if its timestamp <= R, else down the old-version chain
-// (FaRMv2 §4.4). Torn copies are retried; a head that stays locked aborts (§4.7 early abort).
+// (FaRMv2 §4.4).
 std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   if (error_) return std::unexpected(*error_);
   if (auto it = reads_.find(addr); it != reads_.end()) return &it->second;
@@ -88,30 +121,21 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   if (!place) return Invalid();
   ObjectCopy copy;
   copy.raw.resize(*lines * kLineSize);
-  auto locked_deadline = std::chrono::steady_clock::time_point::max();
-  for (;;) {
-    if (!engine.ReadFromPrimary(place->primary, addr, copy.raw)) return Invalid();
-    ReadCheck check = copy.Check();
-    if (check == ReadCheck::kOk) break;
-    if (check == ReadCheck::kTorn) {
-      engine.counters().torn_read_retries.fetch_add(1, std::memory_order_relaxed);
-    } else if (locked_deadline == std::chrono::steady_clock::time_point::max()) {
-      locked_deadline = std::chrono::steady_clock::now() + engine.options().locked_read_wait;
-    } else if (std::chrono::steady_clock::now() > locked_deadline) {
-      return Fail(AbortReason::kLockedOnRead);
+  bool doomed_at_r = options_.isolation == Isolation::kSerializable && (!writes_.empty() || options_.expect_writes);
+  for (int advances = 0;; ++advances) {
+    if (auto head = ReadHead(place->primary, addr, copy); !head) return std::unexpected(head.error());
+    if (HeaderTs(copy.header()) <= read_ts_ || !doomed_at_r || !engine.options().multi_version) break;
+    // A serializable transaction with writes that reads a version older than the head would
+    // fail validation (§4.7). If nothing it read has changed, it reads at a later R instead.
+    if (advances == kMaxReadTsAdvances || !AdvanceReadTimestampIfUnchanged()) {
+      return Fail(AbortReason::kEagerValidation);
     }
-    std::this_thread::yield();
   }
   auto& fetched = place->primary == machine.id() ? engine.counters().local_reads
                                                   : engine.counters().remote_reads;
   fetched.fetch_add(1, std::memory_order_relaxed);
-  Timestamp head_ts = HeaderTs(copy.header());
-  if (head_ts > read_ts_) {
+  if (HeaderTs(copy.header()) > read_ts_) {
     if (!engine.options().multi_version) return Fail(AbortReason::kOldVersionGone);
-    if (options_.isolation == Isolation::kSerializable &&
-        (!writes_.empty() || options_.expect_writes)) {
-      return Fail(AbortReason::kEagerValidation);
-    }
     // Walk the chain. Every version passed has a creator with W > R >= GC, so none is freed.
     for (;;) {
       Addr old = copy.old_version();

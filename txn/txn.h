@@ -38,7 +38,8 @@ struct TxnOptions {
   // Stale snapshot read (§4.6): read at this R. Requires read_only and R >= GC_local; the caller
   // keeps the transaction that produced R open meanwhile (it holds back the GC safe point).
   std::optional<Timestamp> snapshot_ts;
-  // Serializable transactions that expect to write abort at once on old versions (§4.7).
+  // Serializable transactions that expect to write treat a read of an old version as they do
+  // once they have written (Txn "Reads newer than R").
   bool expect_writes = false;
 };
 
@@ -73,6 +74,9 @@ struct TxnCounters {
   std::atomic<uint64_t> commits{0};
   std::atomic<uint64_t> read_only_commits{0};
   std::atomic<uint64_t> torn_read_retries{0};
+  // Serializable transactions that moved R forward instead of aborting kEagerValidation (txn.h
+  // "Reads newer than R").
+  std::atomic<uint64_t> read_ts_advances{0};
   // Objects a Txn fetched (Read, or Write/Free of an object not read yet), by where the primary
   // copy lives; re-reads served from the read or write set and torn-read retries do not count.
   // Storage benchmarks divide these by operations to get object reads per lookup.
@@ -135,6 +139,23 @@ class Txn {
   // After an abort it returns the abort's error.
   std::expected<void, TxnError> RefreshReadTimestamp();
 
+  // Reads newer than R. A serializable transaction with writes (or expect_writes) that finds an
+  // object's head newer than R would fail validation if it read the older version (FaRMv2 §4.7
+  // aborts it at once, kEagerValidation). Before aborting, it takes a fresh R (as Begin does)
+  // and checks, with VALIDATE's one-sided header reads, that every object in its read set is
+  // unlocked and still at the version it read; if so, every read so far is what the new R would
+  // have returned, so the transaction continues at the new R and reads the head. Nothing else
+  // changes: the write set keeps its versions (LOCK checks them), validation at commit checks
+  // the read set against W as before, and opacity holds at the new R. This is the read refresh of
+  // other optimistic SQL databases (CockroachDB's "read refreshing"); FaRMv2 has no SQL
+  // statements between reads, so long conflict windows were not its concern. At most
+  // kMaxReadTsAdvances tries per read, so a constantly rewritten object still aborts.
+  // Transactions at a given snapshot (snapshot_ts) and pinned ones (below) keep their R.
+  static constexpr int kMaxReadTsAdvances = 3;
+  // Keeps R where it is for the rest of the transaction: its R was handed to others (SQL's
+  // pg_export_snapshot), who must see what it sees.
+  void PinReadTimestamp() { read_ts_pinned_ = true; }
+
   // Row locks in optimistic form (SQL's SELECT ... FOR UPDATE / FOR SHARE, DESIGN.md §2). FaRM
   // holds no lock before commit, so a lock is a promise that commit checks: the object does not
   // change between the read and the commit, at every isolation. Both read `addr` at R unless this
@@ -187,6 +208,10 @@ class Txn {
   // allocations; counts an abort reason only for kAborted.
   std::unexpected<TxnError> Fail(TxnError error);
   std::expected<const ReadEntry*, TxnError> ReadObject(Addr addr);
+  std::expected<void, TxnError> ReadHead(MachineId primary, Addr addr, ObjectCopy& copy);
+  // "Reads newer than R" above: false if R is fixed or something read has changed (R has then
+  // moved anyway; the caller aborts).
+  bool AdvanceReadTimestampIfUnchanged();
   void Finish();
 
   // Commit phases (commit.cc), in FaRM/FaRMv2 order.
@@ -207,6 +232,7 @@ class Txn {
   TxnOptions options_;
   Timestamp read_ts_;
   bool finished_ = false;
+  bool read_ts_pinned_ = false;
   std::optional<TxnError> error_;
   std::map<Addr, ReadEntry> reads_;
   std::map<Addr, WriteEntry> writes_;

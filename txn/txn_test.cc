@@ -189,8 +189,11 @@ TEST_P(TxnTest, SingleVersionModeAbortsOldReadsAndSerializableWritersAbortEagerl
   Addr x = Create(*w2, 1), y = Create(*w2, 1);
   auto writer = *w2->Begin({});
   ASSERT_TRUE(writer->Write(y, U64Bytes(5)));
+  // y changes too, so the writer cannot move its R past x's new version (txn.h "Reads newer
+  // than R"; read_refresh_test.cc).
   auto u = *w2->Begin({});
   ASSERT_TRUE(u->Write(x, U64Bytes(2)));
+  ASSERT_TRUE(u->Write(y, U64Bytes(3)));
   ASSERT_TRUE(u->Commit());
   auto e = writer->Read(x);
   ASSERT_FALSE(e);

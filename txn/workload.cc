@@ -30,6 +30,8 @@ class Recorded {
     if (!ok()) return std::nullopt;
     auto v = txn_->Read(a);
     if (!v) return failed_ = true, std::nullopt;
+    // R may have moved forward (txn.h "Reads newer than R"): every read so far holds at the new R.
+    rec_.read_ts = txn_->read_ts();
     uint64_t x = U64Value(*v);
     if (!written_.contains(a)) rec_.reads.emplace_back(a, x);
     return x;
@@ -40,6 +42,7 @@ class Recorded {
       failed_ = true;
       return;
     }
+    rec_.read_ts = txn_->read_ts();
     written_.insert(a);
     std::erase_if(rec_.writes, [&](auto& w) { return w.first == a; });
     rec_.writes.emplace_back(a, v);

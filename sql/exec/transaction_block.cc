@@ -73,6 +73,8 @@ std::expected<std::string, Error> TransactionBlock::ExportSnapshot() {
     return std::unexpected(MakeError("0A000", "cannot export a snapshot from a READ COMMITTED transaction in farmdb"));
   }
   if (snapshots_ == nullptr) return std::unexpected(MakeError("0A000", "this engine has no storage node"));
+  // Importers read at this R, and this transaction holds back GC for them: R stays put.
+  (*t)->PinReadTimestamp();
   std::string id = snapshots_->Export({(*t)->read_ts(), settings_.TransactionIsolation() == "serializable"});
   exported_.push_back(id);
   return id;
