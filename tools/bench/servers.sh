@@ -6,7 +6,8 @@
 #   bench_start_farmdb BIN [ARGS]  start farmdb on a free port -> $farmdb_port
 #   bench_stop_farmdb              stop it and remove its data, so another can start
 #   bench_start_postgres [-c ...]  initdb + start PostgreSQL 15 (fsync=off plus the given
-#                                  settings) -> $pg_port
+#                                  settings) -> $pg_port; $bench_postgres_exe, if set, is run
+#                                  instead of the postgres executable (a wrapper: valgrind)
 #   bench_machine                  one line: cores, CPU model, kernel
 #   bench_cpu_ticks PID            CPU clock ticks used so far by PID and its children
 #   bench_ratio A B                A / B with two decimals
@@ -18,6 +19,7 @@ bench_py=/usr/bin/python3
 bench_work=""
 bench_farmdb_pid=""
 bench_pg_started=""
+bench_postgres_exe=""
 
 bench_as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
@@ -49,7 +51,7 @@ bench_start_farmdb() {
     2>"$bench_work/farmdb.log" &
   bench_farmdb_pid=$!
   local ready
-  read -r -t 60 ready <"$bench_work/ready" || {
+  read -r -t 300 ready <"$bench_work/ready" || {
     echo "farmdb did not start:" >&2
     cat "$bench_work/farmdb.log" >&2
     return 1
@@ -70,7 +72,8 @@ bench_start_postgres() {
   local settings=(-c fsync=off "$@")
   pg_port=$(bench_free_port)
   bench_as_pg "$bench_pgbin/initdb" -D "$bench_work/pg" -U postgres -A trust >/dev/null
-  bench_as_pg "$bench_pgbin/pg_ctl" -D "$bench_work/pg" -l "$bench_work/pg.log" -w \
+  bench_as_pg "$bench_pgbin/pg_ctl" -D "$bench_work/pg" -l "$bench_work/pg.log" -w -t 300 \
+    ${bench_postgres_exe:+-p "$bench_postgres_exe"} \
     -o "-p $pg_port -k $bench_work -c listen_addresses=127.0.0.1 ${settings[*]}" start >/dev/null
   bench_pg_started=1
 }
