@@ -11,6 +11,10 @@ struct AggregateScope {
   std::vector<AggregateCall> calls;
 };
 
+struct WindowScope {
+  std::vector<WindowCall> calls;
+};
+
 // One SELECT block while it is bound.
 struct Binder::Block {
   Scope scope;
@@ -18,6 +22,7 @@ struct Binder::Block {
   size_t width = 0;                     // the block row's width
   std::vector<BoundExprPtr> conjuncts;  // WHERE and inner joins' ON, over the block row
   AggregateScope aggregates;
+  WindowScope windows;
   std::vector<BoundExprPtr> groups;
   BoundExprPtr having;
   bool aggregated = false;

@@ -4,7 +4,9 @@
 #include <array>
 #include <fmt/format.h>
 
+#include "sql/system/generated_view.h"
 #include "sql/types/cast.h"
+#include "sql/types/catalog_types.h"
 
 namespace farmdb::sql {
 namespace {
@@ -268,25 +270,49 @@ bool PgRelationIsPublishable(const SystemViewContext& ctx, Oid relation) {
   return t != nullptr && t->relnamespace != storage::kPgCatalogNamespace && relation >= storage::kFirstNormalOid;
 }
 
+std::expected<Oid, Error> RegnamespaceIn(const SystemViewContext& ctx, std::string_view text) {
+  if (text == "-") return 0;
+  if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
+    auto oid = ParseOidNumber(text, TypeId::kRegnamespace);
+    if (!oid) return std::unexpected(oid.error());
+    return static_cast<Oid>(*oid);
+  }
+  auto parts = SplitQualifiedName(text);
+  if (!parts || parts->size() != 1) return std::unexpected(MakeError("42602", "invalid name syntax"));
+  if ((*parts)[0] == "information_schema") return kInformationSchemaNamespace;
+  const storage::NamespaceDesc* nsp = ctx.catalog.FindNamespace((*parts)[0]);
+  if (nsp == nullptr) return std::unexpected(MakeError("3F000", fmt::format("schema \"{}\" does not exist", (*parts)[0])));
+  return nsp->oid;
+}
+
+std::string RegnamespaceOut(const SystemViewContext& ctx, Oid nsp) {
+  if (nsp == 0) return "-";
+  if (nsp == kInformationSchemaNamespace) return "information_schema";
+  std::string_view name = NamespaceName(ctx, nsp);
+  return name.empty() ? std::to_string(nsp) : QuoteIdent(name);
+}
+
 std::expected<Value, Error> ParseTextWithCatalog(TypeId type, std::string_view text, const TextOptions& options,
                                                  const SystemViewContext* catalog) {
-  if (type != TypeId::kRegclass || catalog == nullptr) return ParseText(type, text, options);
-  auto oid = RegclassIn(*catalog, text);
+  if (catalog == nullptr || (type != TypeId::kRegclass && type != TypeId::kRegnamespace)) return ParseText(type, text, options);
+  auto oid = type == TypeId::kRegclass ? RegclassIn(*catalog, text) : RegnamespaceIn(*catalog, text);
   if (!oid) return std::unexpected(oid.error());
-  return Value::Int(TypeId::kRegclass, *oid);
+  return Value::Int(type, *oid);
 }
 
 std::expected<Value, Error> CastWithCatalog(const Value& value, TypeId target, const TextOptions& options,
                                             const SystemViewContext* catalog) {
   if (catalog == nullptr || value.IsNull()) return Cast(value, target, options);
   bool from_string = IsString(value.type) || value.type == TypeId::kUnknown;
-  if (target == TypeId::kRegclass && from_string) {
+  if ((target == TypeId::kRegclass || target == TypeId::kRegnamespace) && from_string) {
     std::string_view text = value.type == TypeId::kBpchar ? TrimTrailingBlanks(value.AsString()) : value.AsString();
     return ParseTextWithCatalog(target, text, options, catalog);
   }
-  if (value.type == TypeId::kRegclass && IsString(target)) {
-    // regclassout, then the target's input (name truncates, varchar(n) is the typmod's business).
-    return ParseText(target, RegclassOut(*catalog, static_cast<Oid>(value.AsInt())), options);
+  if ((value.type == TypeId::kRegclass || value.type == TypeId::kRegnamespace) && IsString(target)) {
+    // reg*out, then the target's input (name truncates, varchar(n) is the typmod's business).
+    Oid oid = static_cast<Oid>(value.AsInt());
+    return ParseText(target, value.type == TypeId::kRegclass ? RegclassOut(*catalog, oid) : RegnamespaceOut(*catalog, oid),
+                     options);
   }
   return Cast(value, target, options);
 }
