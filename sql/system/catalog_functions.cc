@@ -238,6 +238,23 @@ std::string RegclassOut(const SystemViewContext& ctx, Oid relation) {
   return RelationNameText(ctx, relation, *name, false);
 }
 
+std::span<const BuiltinDescription> BuiltinDescriptions() {
+  static constexpr BuiltinDescription kDescriptions[] = {
+      {storage::kPublicNamespace, 2615, "standard public schema"},  // 2615: pg_namespace
+  };
+  return kDescriptions;
+}
+
+std::optional<std::string> ObjDescription(Oid object, std::string_view catalog) {
+  const SystemView* view = catalog.empty() ? nullptr : FindSystemView("pg_catalog", catalog);
+  for (const BuiltinDescription& d : BuiltinDescriptions()) {
+    if (d.objoid == object && (catalog.empty() || (view != nullptr && view->oid() == d.classoid))) {
+      return std::string(d.description);
+    }
+  }
+  return std::nullopt;
+}
+
 std::string QuoteIdent(std::string_view name) {
   bool safe = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char c : name) {
@@ -290,6 +307,17 @@ std::string RegnamespaceOut(const SystemViewContext& ctx, Oid nsp) {
   if (nsp == kInformationSchemaNamespace) return "information_schema";
   std::string_view name = NamespaceName(ctx, nsp);
   return name.empty() ? std::to_string(nsp) : QuoteIdent(name);
+}
+
+std::vector<std::string> CurrentSchemas(const SystemViewContext& ctx, bool include_implicit) {
+  std::vector<std::string> out;
+  if (include_implicit && std::ranges::find(ctx.search_path, "pg_catalog") == ctx.search_path.end()) {
+    out.emplace_back("pg_catalog");
+  }
+  for (const std::string& schema : ctx.search_path) {
+    if (ctx.catalog.FindNamespace(schema) != nullptr) out.push_back(schema);
+  }
+  return out;
 }
 
 std::expected<Value, Error> ParseTextWithCatalog(TypeId type, std::string_view text, const TextOptions& options,

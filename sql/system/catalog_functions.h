@@ -8,8 +8,10 @@
 
 #include <expected>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sql/system/system_view.h"
 #include "sql/types/type_io.h"
@@ -42,6 +44,19 @@ std::string RegclassOut(const SystemViewContext& ctx, Oid relation);
 // regnamespacein / regnamespaceout: a schema name (or number); 3F000 for an unknown schema.
 std::expected<Oid, Error> RegnamespaceIn(const SystemViewContext& ctx, std::string_view text);
 std::string RegnamespaceOut(const SystemViewContext& ctx, Oid nsp);
+// current_schemas(include_implicit): the search path's existing schemas, pg_catalog first
+// when the path does not name it and implicit ones are asked for.
+std::vector<std::string> CurrentSchemas(const SystemViewContext& ctx, bool include_implicit);
+// The comments every database has (pg_description): initdb's on the public schema.
+struct BuiltinDescription {
+  Oid objoid;
+  Oid classoid;  // the catalog the object is in (pg_namespace, pg_class, ...)
+  std::string_view description;
+};
+std::span<const BuiltinDescription> BuiltinDescriptions();
+// obj_description(object, catalog name): its comment, or nullopt; an empty `catalog` matches
+// any (the one-argument form).
+std::optional<std::string> ObjDescription(Oid object, std::string_view catalog);
 // quote_ident: double-quotes a name unless it is a lower-case identifier and not a keyword.
 std::string QuoteIdent(std::string_view name);
 // pg_encoding_to_char: "UTF8" for 6, "SQL_ASCII" for 0, "" for any other encoding number.

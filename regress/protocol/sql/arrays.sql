@@ -54,3 +54,9 @@ SELECT ARRAY[name, 'z'] FROM a_t ORDER BY id;
 SELECT DISTINCT ARRAY[id % 2] FROM a_t ORDER BY 1;
 SELECT count(*) FROM a_t GROUP BY ARRAY[id > 1] ORDER BY 1;
 DROP TABLE a_t;
+-- The catalog's array columns.
+SELECT array_to_string(nspacl, ', ') FROM pg_namespace WHERE nspname = 'public';
+SELECT datacl FROM pg_database WHERE datname = 'postgres';
+SELECT typname, typinput, typinput = 'pg_catalog.array_in'::regproc AS is_array FROM pg_type WHERE typname IN ('int4', '_int4', 'int2vector') ORDER BY 1;
+SELECT n.nspname = ANY(current_schemas(true)) FROM pg_namespace n WHERE n.nspname IN ('pg_catalog', 'public', 'information_schema') ORDER BY n.nspname;
+SELECT current_schemas(false), (current_schemas(true))[1], array_upper(current_schemas(true), 1);
