@@ -4,6 +4,7 @@
 #include <array>
 #include <fmt/format.h>
 
+#include "sql/parse/deparse.h"
 #include "sql/system/generated_view.h"
 #include "sql/types/cast.h"
 #include "sql/types/catalog_types.h"
@@ -184,9 +185,20 @@ std::optional<std::string> PgGetConstraintdef(const SystemViewContext& ctx, Oid 
     for (const storage::ConstraintDesc& c : t.constraints) {
       if (c.oid != constraint) continue;
       if (c.contype == 'c') {
-        // check_expr is pg_get_expr's non-pretty text, parenthesized as a whole; pretty mode
-        // prints it once within CHECK's parentheses, plain mode inside another pair.
-        return pretty && c.check_expr.starts_with('(') ? "CHECK " + c.check_expr : "CHECK (" + c.check_expr + ")";
+        // check_expr is the non-pretty text, parenthesized as a whole; pretty mode deparses it
+        // again without the parentheses PostgreSQL's pretty printer leaves out.
+        if (pretty) {
+          static const TextOptions kText;
+          auto column_type = [&t](std::string_view name) -> std::optional<TypeId> {
+            for (const storage::ColumnDesc& column : t.columns) {
+              if (!column.attisdropped && column.attname == name) return column.type;
+            }
+            return std::nullopt;
+          };
+          if (auto body = PrettyCheck(c.check_expr, column_type, kText)) return "CHECK (" + *body + ")";
+          if (c.check_expr.starts_with('(')) return "CHECK " + c.check_expr;
+        }
+        return "CHECK (" + c.check_expr + ")";
       }
       std::string columns;
       for (int16_t attnum : c.conkey) columns += (columns.empty() ? "" : ", ") + QuoteIdent(t.columns[attnum - 1].attname);
