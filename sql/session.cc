@@ -128,7 +128,7 @@ class SessionImpl final : public Session {
  public:
   // `worker` runs on `machine` of `node` (both null for an engine without a Node).
   SessionImpl(Settings settings, const SessionOptions& options, std::shared_ptr<Node> node, int machine,
-              std::unique_ptr<txn::Worker> worker)
+              std::unique_ptr<txn::Worker> worker, std::vector<std::string> databases)
       : node_(std::move(node)),
         machine_(machine),
         worker_(std::move(worker)),
@@ -137,7 +137,8 @@ class SessionImpl final : public Session {
         cancel_(options.cancel),
         reported_(settings_.Reported()),
         user_(options.user),
-        database_(options.database) {}
+        database_(options.database),
+        databases_(std::move(databases)) {}
   ~SessionImpl() override {
     if (worker_) worker_->FlushTruncations();
   }
@@ -259,6 +260,7 @@ class SessionImpl final : public Session {
   std::vector<std::pair<std::string, std::string>> reported_;  // as last sent to the client
   uint64_t reported_generation_ = 0;  // settings_.Generation() when reported_ was taken
   std::string user_, database_;
+  std::vector<std::string> databases_;  // every database the engine serves (pg_database)
   DatabaseAccess db_;  // what the running statement's executors read (ExecContext::db)
   std::unordered_map<Oid, int64_t> sequence_values_;  // currval: the last nextval per sequence
 };
@@ -392,6 +394,7 @@ std::expected<void, Error> SessionImpl::Attach(const Analysis& analysis, ExecCon
   db_.catalog_root = node_->Catalog(machine_).root();
   db_.caches = node_->Caches(machine_);
   db_.database = database_;
+  db_.databases = databases_;
   db_.user = user_;
   db_.search_path = analysis.catalog ? std::span<const std::string>(analysis.catalog->search_path) : std::span<const std::string>();
   db_.sequence_values = &sequence_values_;
@@ -604,7 +607,8 @@ class EngineImpl final : public Engine {
       worker = options_.node->NewWorker(machine);
       if (!worker) return fatal(MakeError("53300", "sorry, too many clients already"));
     }
-    return std::make_unique<SessionImpl>(std::move(*settings), options, options_.node, machine, std::move(worker));
+    return std::make_unique<SessionImpl>(std::move(*settings), options, options_.node, machine, std::move(worker),
+                                         options_.databases);
   }
 
  private:

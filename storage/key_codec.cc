@@ -1,6 +1,7 @@
 #include "storage/key_codec.h"
 
 #include <bit>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -177,7 +178,9 @@ std::optional<Value> ReadValue(KeyReader& r, TypeId type) {
     case TypeId::kTimestampTz:
     case TypeId::kOid:
     case TypeId::kRegclass:
-    case TypeId::kRegtype: {
+    case TypeId::kRegtype:
+    case TypeId::kRegproc:
+    case TypeId::kRegnamespace: {
       uint64_t v;
       if (!r.U64(v)) return std::nullopt;
       return Value::Int(type, static_cast<int64_t>(v ^ (uint64_t{1} << 63)));
@@ -201,11 +204,15 @@ std::optional<Value> ReadValue(KeyReader& r, TypeId type) {
     case TypeId::kBytea:
     case TypeId::kChar:
     case TypeId::kPgNodeTree:
-    case TypeId::kVoid: {
+    case TypeId::kVoid:
+    case TypeId::kAclitem: {
       std::string s;
       if (!r.String(s)) return std::nullopt;
       return Value::Str(type, std::move(s));
     }
+    // Containers and pseudo-types: no column has one (the DDL checks IsStorable).
+    FARMDB_UNSTORABLE_TYPE_CASES:
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -252,6 +259,8 @@ void AppendKeyColumn(std::string& out, const Value& v, const KeyColumn& c) {
       case TypeId::kOid:
       case TypeId::kRegclass:
       case TypeId::kRegtype:
+      case TypeId::kRegproc:
+      case TypeId::kRegnamespace:
         AppendU64(out, IntBits(v.AsInt()));
         break;
       case TypeId::kFloat4:
@@ -269,8 +278,12 @@ void AppendKeyColumn(std::string& out, const Value& v, const KeyColumn& c) {
       case TypeId::kChar:
       case TypeId::kPgNodeTree:
       case TypeId::kVoid:
+      case TypeId::kAclitem:
         AppendString(out, v.AsString());
         break;
+      // Containers and pseudo-types: no column has one (the DDL checks IsStorable).
+      FARMDB_UNSTORABLE_TYPE_CASES:
+        std::abort();
       case TypeId::kBpchar: {
         // bpchar compares without trailing blanks ('a' = 'a  '), so its key drops them.
         AppendString(out, TrimTrailingBlanks(v.AsString()));

@@ -69,7 +69,10 @@ bool IsVariableWidth(TypeId type) {
     case TypeId::kOid:
     case TypeId::kRegclass:
     case TypeId::kRegtype:
+    case TypeId::kRegproc:
+    case TypeId::kRegnamespace:
       return false;
+    case TypeId::kAclitem:
     case TypeId::kUnknown:
     case TypeId::kNumeric:
     case TypeId::kText:
@@ -81,6 +84,9 @@ bool IsVariableWidth(TypeId type) {
     case TypeId::kPgNodeTree:
     case TypeId::kVoid:
       return true;
+    // Containers and pseudo-types: no column has one (the DDL checks IsStorable).
+    FARMDB_UNSTORABLE_TYPE_CASES:
+      RowInvariantBroken();
   }
   return true;
 }
@@ -207,6 +213,8 @@ Value RowView::Get(size_t i, TypeId type) const {
     case TypeId::kOid:
     case TypeId::kRegclass:
     case TypeId::kRegtype:
+    case TypeId::kRegproc:
+    case TypeId::kRegnamespace:
       return Value::Int(type, GetInt(i));
     case TypeId::kFloat4:
     case TypeId::kFloat8:
@@ -226,7 +234,11 @@ Value RowView::Get(size_t i, TypeId type) const {
     case TypeId::kChar:
     case TypeId::kPgNodeTree:
     case TypeId::kVoid:
+    case TypeId::kAclitem:
       return Value::Str(type, std::string(GetBytes(i)));
+    // Containers and pseudo-types: no column has one (the DDL checks IsStorable).
+    FARMDB_UNSTORABLE_TYPE_CASES:
+      RowInvariantBroken();
   }
   RowInvariantBroken();
 }

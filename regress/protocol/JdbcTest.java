@@ -439,6 +439,85 @@ public class JdbcTest {
     }
   }
 
+  /** One result set as "a|b|c" lines of the named columns. */
+  private static String rows(ResultSet rs, String... columns) throws SQLException {
+    StringBuilder out = new StringBuilder();
+    while (rs.next()) {
+      for (int i = 0; i < columns.length; i++) {
+        out.append(i == 0 ? "" : "|").append(rs.getString(columns[i]));
+      }
+      out.append('\n');
+    }
+    return out.toString();
+  }
+
+  // DatabaseMetaData.getColumns/getPrimaryKeys/getIndexInfo and ResultSetMetaData, whose
+  // queries need window functions, set-returning functions, record fields, int2vector
+  // subscripts and the pg_type lookups (regress/protocol/catalog_queries/pgjdbc_*.sql). The
+  // expected values are PostgreSQL 15's.
+  static void testCatalogMetaData() throws Exception {
+    try (Connection conn = connectTrust()) {
+      DatabaseMetaData md = conn.getMetaData();
+      try (Statement st = conn.createStatement()) {
+        st.execute("CREATE TABLE jdbc_cols (id serial PRIMARY KEY, name text NOT NULL DEFAULT 'x', "
+            + "code varchar(10) UNIQUE, n numeric(10,2), big bigserial, at timestamptz, r regclass)");
+        st.execute("CREATE INDEX jdbc_cols_multi ON jdbc_cols (n DESC, name)");
+        st.execute("CREATE TABLE jdbc_pk2 (a int, b int, c int, PRIMARY KEY (b, a))");
+        try {
+          try (ResultSet rs = md.getColumns(null, "public", "jdbc_cols", "%")) {
+            String got = rows(rs, "COLUMN_NAME", "DATA_TYPE", "TYPE_NAME", "COLUMN_SIZE", "DECIMAL_DIGITS", "NULLABLE",
+                "COLUMN_DEF", "ORDINAL_POSITION", "IS_NULLABLE", "IS_AUTOINCREMENT");
+            check(got.equals("id|4|serial|10|0|0|nextval('jdbc_cols_id_seq'::regclass)|1|NO|YES\n"
+                + "name|12|text|2147483647|0|0|'x'::text|2|NO|NO\n"
+                + "code|12|varchar|10|0|1|null|3|YES|NO\n"
+                + "n|2|numeric|10|2|1|null|4|YES|NO\n"
+                + "big|-5|bigserial|19|0|0|nextval('jdbc_cols_big_seq'::regclass)|5|NO|YES\n"
+                + "at|93|timestamptz|35|6|1|null|6|YES|NO\n"
+                + "r|1111|regclass|2147483647|0|1|null|7|YES|NO\n"), "getColumns\n" + got);
+          }
+          try (ResultSet rs = md.getColumns(null, "public", "jdbc_cols", "c%")) {
+            String got = rows(rs, "COLUMN_NAME", "ORDINAL_POSITION");
+            check(got.equals("code|3\n"), "getColumns with a column pattern\n" + got);
+          }
+          try (ResultSet rs = md.getPrimaryKeys(null, "public", "jdbc_cols")) {
+            String got = rows(rs, "TABLE_SCHEM", "TABLE_NAME", "COLUMN_NAME", "KEY_SEQ", "PK_NAME");
+            check(got.equals("public|jdbc_cols|id|1|jdbc_cols_pkey\n"), "getPrimaryKeys\n" + got);
+          }
+          try (ResultSet rs = md.getPrimaryKeys(null, "public", "jdbc_pk2")) {
+            String got = rows(rs, "COLUMN_NAME", "KEY_SEQ", "PK_NAME");
+            check(got.equals("b|1|jdbc_pk2_pkey\na|2|jdbc_pk2_pkey\n"), "getPrimaryKeys of a two-column key\n" + got);
+          }
+          try (ResultSet rs = md.getIndexInfo(null, "public", "jdbc_cols", false, false)) {
+            String got = rows(rs, "NON_UNIQUE", "INDEX_NAME", "TYPE", "ORDINAL_POSITION", "COLUMN_NAME", "ASC_OR_DESC",
+                "FILTER_CONDITION");
+            check(got.equals("f|jdbc_cols_code_key|3|1|code|A|null\n"
+                + "f|jdbc_cols_pkey|3|1|id|A|null\n"
+                + "t|jdbc_cols_multi|3|1|n|D|null\n"
+                + "t|jdbc_cols_multi|3|2|name|A|null\n"), "getIndexInfo\n" + got);
+          }
+          try (ResultSet rs = md.getIndexInfo(null, "public", "jdbc_cols", true, false)) {
+            String got = rows(rs, "INDEX_NAME");
+            check(got.equals("jdbc_cols_code_key\njdbc_cols_pkey\n"), "getIndexInfo unique only\n" + got);
+          }
+          // ResultSetMetaData of a prepared SELECT: nullability and serial columns come from the
+          // driver's pg_attribute query, type names of non-builtin OIDs from pg_type.
+          try (PreparedStatement ps = conn.prepareStatement("SELECT id, name, code, big, r, 'jdbc_cols'::regclass FROM jdbc_cols")) {
+            java.sql.ResultSetMetaData m = ps.getMetaData();
+            StringBuilder got = new StringBuilder();
+            for (int i = 1; i <= m.getColumnCount(); i++) {
+              got.append(m.getColumnName(i)).append(':').append(m.getColumnTypeName(i)).append(':')
+                  .append(m.isNullable(i)).append(':').append(m.isAutoIncrement(i)).append(' ');
+            }
+            check(got.toString().equals("id:serial:0:true name:text:0:false code:varchar:1:false "
+                + "big:bigserial:0:true r:regclass:1:false regclass:regclass:2:false "), "ResultSetMetaData " + got);
+          }
+        } finally {
+          st.execute("DROP TABLE jdbc_cols, jdbc_pk2");
+        }
+      }
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     Logger wire = Logger.getLogger("org.postgresql");
     wire.setLevel(Level.FINEST);
@@ -446,9 +525,11 @@ public class JdbcTest {
     trace.setLevel(Level.FINEST);
     wire.addHandler(trace);
 
-    String[] names = {"auth", "prepared_statements", "fetch_size", "errors", "cancel", "metadata"};
+    String[] names = {"auth", "prepared_statements", "fetch_size", "errors", "cancel", "metadata",
+        "catalog_metadata"};
     ThrowingRunnable[] tests = {JdbcTest::testAuth, JdbcTest::testPreparedStatements,
-        JdbcTest::testFetchSize, JdbcTest::testErrors, JdbcTest::testCancel, JdbcTest::testMetaData};
+        JdbcTest::testFetchSize, JdbcTest::testErrors, JdbcTest::testCancel, JdbcTest::testMetaData,
+        JdbcTest::testCatalogMetaData};
     int failedTests = 0;
     for (int i = 0; i < tests.length; i++) {
       System.out.println("jdbc " + names[i]);

@@ -95,8 +95,19 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
   }
   const Scope* saved_scope = scope_;
   AggregateScope* saved_aggregates = aggregates_;
-  std::string_view saved_clause = no_aggregates_clause_;
-  auto restore = [&] { scope_ = saved_scope, aggregates_ = saved_aggregates, no_aggregates_clause_ = saved_clause; };
+  WindowScope* saved_windows = windows_;
+  bool saved_sets = set_returning_allowed_;
+  std::string_view saved_clause = no_aggregates_clause_, saved_window_clause = clause_;
+  auto restore = [&] {
+    scope_ = saved_scope, aggregates_ = saved_aggregates, no_aggregates_clause_ = saved_clause;
+    windows_ = saved_windows, set_returning_allowed_ = saved_sets, clause_ = saved_window_clause;
+  };
+  // Window and set-returning calls: only in the targets and ORDER BY (each clause says so).
+  auto enter = [&](std::string_view clause, bool targets) {
+    clause_ = clause;
+    windows_ = targets ? &block.windows : nullptr;
+    set_returning_allowed_ = targets;
+  };
   auto fail = [&](Error e) {
     restore();
     return std::unexpected(std::move(e));
@@ -112,6 +123,7 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
       if (row.size() != width) return fail(ErrorAt("42601", "VALUES lists must all be the same length", row.empty() ? -1 : row[0]->location));
       std::vector<BoundExprPtr> bound;
       no_aggregates_clause_ = "VALUES";
+      enter("VALUES", false);
       for (const ExprPtr& e : row) {
         auto b = BindExpr(*e);
         if (!b) return fail(b.error());
@@ -138,6 +150,7 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
   }
   if (select.where) {
     no_aggregates_clause_ = "WHERE";
+    enter("WHERE", false);
     auto where = BindExpr(*select.where);
     if (!where) return fail(where.error());
     auto b = RequireBool(std::move(*where), "WHERE");
@@ -154,6 +167,7 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
       }
     }
     aggregates_ = &block.aggregates;
+    enter("SELECT", true);
     auto targets = BindTargetList(select.targets, block.scope, "SELECT");
     if (!targets) return fail(targets.error());
     block.targets = std::move(targets->first);
@@ -164,6 +178,7 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
   // GROUP BY: an output position, an input expression, or (failing that) an output name.
   aggregates_ = nullptr;
   no_aggregates_clause_ = "GROUP BY";
+  enter("GROUP BY", false);
   for (const ExprPtr& g : select.group_by) {
     if (g->kind == ExprKind::kInteger) {
       if (g->int_value < 1 || static_cast<size_t>(g->int_value) > visible) {
@@ -183,6 +198,7 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
     block.groups.push_back(std::move(*e));
   }
   aggregates_ = &block.aggregates;
+  enter("HAVING", false);
   if (select.having) {
     auto having = BindExpr(*select.having);
     if (!having) return fail(having.error());
@@ -212,6 +228,7 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
     }
     if (target < 0) {
       no_aggregates_clause_ = "ORDER BY";
+      enter("ORDER BY", true);
       auto e = BindExpr(x);
       if (!e) return fail(e.error());
       auto resolved = ResolveUnknown(std::move(*e));
@@ -250,6 +267,14 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
     if (block.having) {
       if (auto r = RewriteGrouped(block.having, block.groups, block.scope, error); !r) return fail(r.error());
     }
+    // Window functions run over the grouped rows.
+    for (WindowCall& w : block.windows.calls) {
+      for (auto* list : {&w.call.args, &w.partition_by, &w.order_by}) {
+        for (BoundExprPtr& e : *list) {
+          if (auto r = RewriteGrouped(e, block.groups, block.scope, error); !r) return fail(r.error());
+        }
+      }
+    }
   }
   restore();
   return block;
@@ -266,7 +291,8 @@ std::expected<BoundQuery, Error> Binder::FinishQuery(Block block, const SelectSt
   } else {
     // An index order can serve ORDER BY when every key is a column of the block's only item.
     OrderRequest request;
-    bool plain = !block.aggregated && !select.distinct && !block.order.empty();
+    bool plain = !block.aggregated && !select.distinct && !block.order.empty() && block.windows.calls.empty() &&
+                 std::ranges::none_of(block.targets, [](const BoundExprPtr& t) { return FindSetReturning(*t) != nullptr; });
     for (const SortKey& k : block.order) {
       const BoundExpr& t = *block.targets[k.column];
       if (t.kind != BoundKind::kColumn || t.levels_up != 0) plain = false;
@@ -275,10 +301,13 @@ std::expected<BoundQuery, Error> Binder::FinishQuery(Block block, const SelectSt
     plan = PlanFrom(catalog_ != nullptr ? catalog_->snapshot : nullptr, std::move(block.items), std::move(block.conjuncts), plain ? &request : nullptr);
     if (request.satisfied) block.order.clear();
   }
+  size_t row_width = block.width;  // the row the targets read
   if (block.aggregated) {
+    row_width = block.groups.size() + block.aggregates.calls.size();
     plan = std::make_shared<AggregateNode>(plan, std::move(block.groups), std::move(block.aggregates.calls));
     if (block.having) plan = std::make_shared<FilterNode>(plan, std::move(block.having));
   }
+  plan = PlanWindowsAndSets(std::move(plan), block, row_width);
   size_t visible = block.columns.size();
   size_t width = block.targets.size();
   plan = std::make_shared<ProjectNode>(plan, std::move(block.targets));

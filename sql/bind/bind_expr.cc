@@ -25,6 +25,12 @@ int Rank(TypeId t) {
 
 bool ImplicitlyCastable(TypeId from, TypeId to) {
   if (from == to) return true;
+  // Polymorphic parameters take any array / any type (ResolveCallTypes makes them agree).
+  if (to == TypeId::kAnyArray) return IsArray(from);
+  if (to == TypeId::kAnyElement) return from != TypeId::kVoid;
+  // An array casts as its elements do (int2vector -> int2[] too).
+  if (IsArray(from) && IsArray(to)) return ImplicitlyCastable(Info(from).element, Info(to).element);
+  if (IsArray(from) || IsArray(to)) return false;
   if (IsNumeric(from) && IsNumeric(to)) return Rank(from) < Rank(to);
   if (IsString(from) && IsString(to)) return to != TypeId::kName;
   // pg_cast's implicit casts among the catalog types: integers -> oid/regclass/regtype, oid <->
@@ -70,8 +76,9 @@ std::expected<BoundExprPtr, Error> Binder::Coerce(BoundExprPtr e, TypeId target)
     if (e->value.IsNull()) {
       e->value = Value::Null(target);
     } else {
-      auto v = target == TypeId::kRegclass ? ParseRegclassLiteral(e->value.AsString())
-                                           : ParseText(target, e->value.AsString(), text_options_);
+      auto v = target == TypeId::kRegclass || target == TypeId::kRegnamespace
+                   ? ParseCatalogNameLiteral(target, e->value.AsString())
+                   : ParseText(target, e->value.AsString(), text_options_);
       if (!v) {
         Error err = v.error();
         err.position = CharPosition(source_, e->location);
@@ -189,9 +196,16 @@ std::expected<BoundExprPtr, Error> Binder::BindCast(const Expr& expr) {
 }
 
 std::expected<BoundExprPtr, Error> Binder::BindPlainCast(const Expr& expr) {
-  auto arg = BindExpr(*expr.args[0]);
-  if (!arg) return arg;
   TypeId target = expr.cast_type;
+  const Expr& operand = *expr.args[0];
+  if (operand.kind == ExprKind::kArray && operand.args.empty() && IsArray(target)) {
+    // ARRAY[]::int4[]: the cast gives the empty constructor its type (transformArrayExpr).
+    BoundExprPtr empty = MakeBound(BoundKind::kConst, target, expr.location);
+    empty->value = Value::Array(target, ArrayValue{});
+    return empty;
+  }
+  auto arg = BindExpr(operand);
+  if (!arg) return arg;
   if ((*arg)->type == TypeId::kUnknown) return Coerce(std::move(*arg), target);
   if (!CanCast((*arg)->type, target)) {
     return std::unexpected(ErrorAt("42846", fmt::format("cannot cast type {} to {}", Info((*arg)->type).sql_name,
@@ -248,6 +262,7 @@ std::expected<BoundExprPtr, Error> Binder::BindCase(const Expr& expr) {
   auto type = CommonType(results, "CASE");
   if (!type) return std::unexpected(type.error());
   e->type = *type;
+  if (auto refused = RefuseSetReturning(*e, "CASE"); !refused) return std::unexpected(refused.error());
   return e;
 }
 
@@ -263,6 +278,7 @@ std::expected<BoundExprPtr, Error> Binder::BindCoalesce(const Expr& expr) {
   auto type = CommonType(all, "COALESCE");
   if (!type) return std::unexpected(type.error());
   e->type = *type;
+  if (auto refused = RefuseSetReturning(*e, "COALESCE"); !refused) return std::unexpected(refused.error());
   return e;
 }
 
@@ -324,7 +340,18 @@ std::expected<BoundExprPtr, Error> Binder::BindExpr(const Expr& expr) {
     case ExprKind::kNullIf:
       return BindNullIf(expr);
     case ExprKind::kFunction:
+      if (expr.over) return BindWindowFunction(expr);
       return IsAggregateName(expr.text) ? BindAggregate(expr) : BindFunction(expr);
+    case ExprKind::kArray:
+      return BindArrayConstructor(expr);
+    case ExprKind::kArraySubquery:
+      return BindSubquery(expr);
+    case ExprKind::kSubscript:
+      return BindSubscript(expr);
+    case ExprKind::kFieldSelect:
+      return BindFieldSelect(expr);
+    case ExprKind::kAnyAll:
+      return BindAnyAll(expr);
     case ExprKind::kInList:
       return BindInList(expr);
     case ExprKind::kBetween:

@@ -63,16 +63,18 @@ std::expected<BoundExprPtr, Error> Binder::BindFunction(const Expr& expr) {
   std::vector<OverloadCandidate> candidates;
   std::vector<const Signature*> session_sigs;
   std::vector<const Builtin*> builtins;
+  // Unqualified names search pg_catalog only (information_schema is on no search path).
+  std::string_view schema = expr.names.empty() ? "pg_catalog" : std::string_view(expr.names[0]);
   for (const Signature& sig : SessionFunctions()) {
-    if (sig.name != expr.text) continue;
+    if (sig.name != expr.text || schema != "pg_catalog") continue;
     candidates.push_back({sig.args, false});
     session_sigs.push_back(&sig);
     builtins.push_back(nullptr);
   }
   for (auto table : {StringFunctions(), MathFunctions(), DateTimeFunctions(), FormattingFunctions(), CatalogFunctions(),
-                     SequenceFunctions()}) {
+                     SequenceFunctions(), ArrayFunctions(), SetReturningFunctions(), SizeFunctions()}) {
     for (const Builtin& b : table) {
-      if (b.name != expr.text) continue;
+      if (b.name != expr.text || b.schema != schema) continue;
       candidates.push_back({b.args, b.variadic_any});
       session_sigs.push_back(nullptr);
       builtins.push_back(&b);
@@ -81,15 +83,16 @@ std::expected<BoundExprPtr, Error> Binder::BindFunction(const Expr& expr) {
   OverloadChoice choice = SelectOverload(candidates, TypesOf(args));
   if (choice.index < 0) {
     bool ambiguous = choice.ambiguous;
+    std::string name = expr.names.empty() ? expr.text : expr.names[0] + "." + expr.text;
     Error e = ErrorAt(ambiguous ? "42725" : "42883",
-                      fmt::format("function {}({}) {}", expr.text, TypeList(args), ambiguous ? "is not unique" : "does not exist"),
+                      fmt::format("function {}({}) {}", name, TypeList(args), ambiguous ? "is not unique" : "does not exist"),
                       expr.location);
     e.hint = ambiguous ? kNotUniqueFunctionHint : kNoFunctionHint;
     return std::unexpected(e);
   }
   if (const Builtin* b = builtins[choice.index]) {
     auto in = [&](std::span<const Builtin> table) { return std::ranges::any_of(table, [&](const Builtin& c) { return &c == b; }); };
-    if (in(CatalogFunctions()) || in(SequenceFunctions())) {
+    if (in(CatalogFunctions()) || in(SequenceFunctions()) || in(SizeFunctions())) {
       // Catalog functions read the statement's catalog snapshot (ExecContext::db), which a
       // statement has when its binding loaded it.
       if (auto loaded = LoadCatalog(); !loaded) return std::unexpected(loaded.error());
@@ -107,9 +110,57 @@ std::expected<BoundExprPtr, Error> Binder::BindFunction(const Expr& expr) {
   return e;
 }
 
+std::expected<Binder::CallTypes, Error> Binder::ResolveCallTypes(const Builtin& b, const std::vector<BoundExprPtr>& args,
+                                                                 int location) {
+  // enforce_generic_type_consistency: every anyarray argument has one array type, every
+  // anyelement argument its element type; an untyped literal takes what the others say.
+  std::optional<TypeId> array, element;
+  auto no_function = [&] {
+    Error e = ErrorAt("42883", fmt::format("function {}({}) does not exist", b.name, TypeList(args)), location);
+    e.hint = kNoFunctionHint;
+    return std::unexpected(e);
+  };
+  for (size_t i = 0; i < b.args.size() && i < args.size(); ++i) {
+    TypeId actual = args[i]->type;
+    if (actual == TypeId::kUnknown) continue;
+    if (b.args[i] == TypeId::kAnyArray) {
+      if (array && *array != actual) return no_function();
+      array = actual;
+    } else if (b.args[i] == TypeId::kAnyElement) {
+      if (element && *element != actual) return no_function();
+      element = actual;
+    }
+  }
+  if (array) {
+    if (element && *element != Info(*array).element && !ImplicitlyCastable(*element, Info(*array).element)) return no_function();
+    element = Info(*array).element;
+  } else if (element) {
+    array = ArrayOf(*element);
+  }
+  bool polymorphic = std::ranges::any_of(b.args, [](TypeId t) { return t == TypeId::kAnyArray || t == TypeId::kAnyElement; });
+  if (polymorphic && (!array || !element)) {
+    // enforce_generic_type_consistency reports these without a position.
+    return std::unexpected(MakeError("42804", element ? fmt::format("could not find array type for data type {}", Info(*element).sql_name)
+                                                      : "could not determine polymorphic type because input has type unknown"));
+  }
+  auto concrete = [&](TypeId t) { return t == TypeId::kAnyArray ? *array : t == TypeId::kAnyElement ? *element : t; };
+  CallTypes types;
+  for (TypeId t : b.args) types.arg_types.push_back(concrete(t));
+  types.result = concrete(b.result);
+  if (b.result == TypeId::kRecord) {
+    auto fields = std::make_shared<RecordType>();
+    for (const OutField& f : b.out_fields) fields->push_back(RecordField{std::string(f.name), concrete(f.type)});
+    types.record = std::move(fields);
+  }
+  return types;
+}
+
 std::expected<BoundExprPtr, Error> Binder::BindBuiltinCall(const Builtin& b, std::vector<BoundExprPtr> args, int location) {
-  BoundExprPtr e = MakeBound(BoundKind::kBuiltin, b.result, location);
+  auto types = ResolveCallTypes(b, args, location);
+  if (!types) return std::unexpected(types.error());
+  BoundExprPtr e = MakeBound(BoundKind::kBuiltin, types->result, location);
   e->builtin = &b;
+  e->record = types->record;
   for (size_t i = 0; i < args.size(); ++i) {
     // VARIADIC "any": unknown literals become text, the rest keep their types; a parameter
     // has nothing to take its type from.
@@ -117,11 +168,53 @@ std::expected<BoundExprPtr, Error> Binder::BindBuiltinCall(const Builtin& b, std
       return std::unexpected(ErrorAt("42P18", fmt::format("could not determine data type of parameter ${}",
                                                           args[i]->param_index + 1), args[i]->location));
     }
-    auto c = i < b.args.size() ? Coerce(std::move(args[i]), b.args[i]) : ResolveUnknown(std::move(args[i]));
+    TypeId from = args[i]->type;
+    auto c = i < b.args.size() ? Coerce(std::move(args[i]), types->arg_types[i]) : ResolveUnknown(std::move(args[i]));
     if (!c) return c;
+    if (!*c) {  // a polymorphic argument that does not cast to the type the others chose
+      Error err = ErrorAt("42883", fmt::format("function {}({}) does not exist", b.name, Info(from).sql_name), location);
+      err.hint = kNoFunctionHint;
+      return std::unexpected(err);
+    }
     e->args.push_back(std::move(*c));
   }
+  if (b.rows != nullptr) {
+    if (!set_returning_allowed_) return std::unexpected(SetReturningError(*e, {}));
+    for (const BoundExprPtr& a : e->args) {
+      if (auto refused = RefuseSetReturning(*a, "set-returning function"); !refused) return std::unexpected(refused.error());
+    }
+  }
   return e;
+}
+
+Error Binder::SetReturningError(const BoundExpr& call, std::string_view container) const {
+  // check_srf_call_placement's messages, all 0A000; where PostgreSQL runs a set-returning
+  // call that farmdb does not, the message says so.
+  constexpr std::string_view kLateralHint = "You might be able to move the set-returning function into a LATERAL FROM item.";
+  std::string message;
+  std::string_view hint;
+  if (container == "set-returning function") {
+    message = clause_ == "FROM" ? "set-returning functions must appear at top level of FROM"
+                                : "set-returning functions in the arguments of set-returning functions are not supported yet";
+  } else if (container == "aggregate function" || container == "window function") {
+    message = fmt::format("{} calls cannot contain set-returning function calls", container);
+    hint = kLateralHint;
+  } else if (!container.empty()) {
+    message = fmt::format("set-returning functions are not allowed in {}", container);
+    hint = container == "CASE" || container == "COALESCE" ? kLateralHint : "";
+  } else if (clause_ == "GROUP BY" || clause_ == "window definitions") {
+    message = fmt::format("set-returning functions in {} are not supported yet", clause_);
+  } else {
+    message = fmt::format("set-returning functions are not allowed in {}", clause_);
+  }
+  Error e = ErrorAt("0A000", std::move(message), call.location);
+  e.hint = hint;
+  return e;
+}
+
+std::expected<void, Error> Binder::RefuseSetReturning(const BoundExpr& e, std::string_view container) const {
+  if (const BoundExpr* call = FindSetReturning(e)) return std::unexpected(SetReturningError(*call, container));
+  return {};
 }
 
 std::expected<BoundExprPtr, Error> Binder::BindExtraOperator(std::string_view op, std::vector<BoundExprPtr> args, int location) {

@@ -21,35 +21,38 @@ std::expected<BoundExprPtr, Error> Binder::BindOperator(const Expr& expr) {
     if (!bound) return bound;
     args.push_back(std::move(*bound));
   }
-  const std::string& op = expr.text;
+  return BindOperatorArgs(expr.text, std::move(args), expr.location);
+}
+
+std::expected<BoundExprPtr, Error> Binder::BindOperatorArgs(const std::string& op, std::vector<BoundExprPtr> args, int location) {
   if (args.size() == 1) {
-    if (op != "-" && op != "+") return BindExtraOperator(op, std::move(args), expr.location);
+    if (op != "-" && op != "+") return BindExtraOperator(op, std::move(args), location);
     TypeId t = args[0]->type;
     // Prefix + exists for the numeric types only (float8 preferred); prefix - for interval too.
     if (t == TypeId::kUnknown && op == "+") return CoerceOrFail(std::move(args[0]), TypeId::kFloat8);
     if (t == TypeId::kUnknown) {
-      Error e = ErrorAt("42725", fmt::format("operator is not unique: {} unknown", op), expr.location);
+      Error e = ErrorAt("42725", fmt::format("operator is not unique: {} unknown", op), location);
       e.hint = "Could not choose a best candidate operator. You might need to add explicit type casts.";
       return std::unexpected(e);
     }
     if (!IsNumeric(t)) {
-      Error e = ErrorAt("42883", fmt::format("operator does not exist: {} {}", op, Info(t).sql_name), expr.location);
+      Error e = ErrorAt("42883", fmt::format("operator does not exist: {} {}", op, Info(t).sql_name), location);
       e.hint = kNoOperatorHint;
       return std::unexpected(e);
     }
     if (op == "+") return std::move(args[0]);
-    BoundExprPtr e = MakeBound(BoundKind::kNegate, t, expr.location);
+    BoundExprPtr e = MakeBound(BoundKind::kNegate, t, location);
     e->args.push_back(std::move(args[0]));
     return e;
   }
   if (op == "+" || op == "-" || op == "*" || op == "/" || op == "%") {
-    return BindArith(op, std::move(args[0]), std::move(args[1]), expr.location);
+    return BindArith(op, std::move(args[0]), std::move(args[1]), location);
   }
   if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
-    return BindCompare(op, std::move(args[0]), std::move(args[1]), expr.location);
+    return BindCompare(op, std::move(args[0]), std::move(args[1]), location);
   }
-  if (op == "||") return BindConcat(std::move(args[0]), std::move(args[1]), expr.location);
-  return BindExtraOperator(op, std::move(args), expr.location);
+  if (op == "||") return BindConcat(std::move(args[0]), std::move(args[1]), location);
+  return BindExtraOperator(op, std::move(args), location);
 }
 
 std::expected<BoundExprPtr, Error> Binder::BindArith(std::string_view op, BoundExprPtr l, BoundExprPtr r, int location) {
@@ -135,6 +138,7 @@ std::expected<BoundExprPtr, Error> Binder::BindCompare(std::string_view op, Boun
 
 std::expected<BoundExprPtr, Error> Binder::BindConcat(BoundExprPtr l, BoundExprPtr r, int location) {
   TypeId lt = l->type, rt = r->type;
+  if (IsArray(lt) || IsArray(rt)) return BindArrayConcat(std::move(l), std::move(r), location);
   TypeId result;
   if (lt == TypeId::kBytea && (rt == TypeId::kBytea || rt == TypeId::kUnknown)) result = TypeId::kBytea;
   else if (rt == TypeId::kBytea && lt == TypeId::kUnknown) result = TypeId::kBytea;

@@ -37,6 +37,7 @@ const ScopeColumn* ColumnAtSlot(const Scope& scope, int slot) {
 
 OutputColumn Describe(const BoundExpr& e, std::string name, const Scope* scope) {
   OutputColumn out{std::move(name), e.type, e.typmod};
+  out.record = e.record;
   if (e.kind == BoundKind::kColumn && e.levels_up == 0 && scope != nullptr) {
     if (const ScopeColumn* c = ColumnAtSlot(*scope, e.column)) {
       out.table_oid = c->table_oid;
@@ -114,6 +115,7 @@ std::expected<BoundExprPtr, Error> Binder::BindColumnRef(const Expr& expr) {
     if (found != nullptr) {
       BoundExprPtr e = ColumnExpr(found->slot, found->type, found->typmod, levels);
       e->location = expr.location;
+      e->record = found->record;
       return e;
     }
     if (!qualifier.empty() && s->HasQualifier(qualifier)) {
@@ -134,6 +136,15 @@ std::expected<BoundExprPtr, Error> Binder::BindAggregate(const Expr& expr) {
     return std::unexpected(ErrorAt("42803", message, expr.location));
   }
   AggregateScope* scope = aggregates_;
+  auto call = BindAggregateCall(expr, false);
+  if (!call) return std::unexpected(call.error());
+  BoundExprPtr e = MakeBound(BoundKind::kAggregate, call->type, expr.location);
+  e->column = static_cast<int>(scope->calls.size());
+  scope->calls.push_back(std::move(*call));
+  return e;
+}
+
+std::expected<AggregateCall, Error> Binder::BindAggregateCall(const Expr& expr, bool window) {
   AggregateCall call;
   call.distinct = expr.distinct;
   const std::string& name = expr.text;
@@ -145,20 +156,28 @@ std::expected<BoundExprPtr, Error> Binder::BindAggregate(const Expr& expr) {
     call.function = AggregateFunction::kCountStar;
     call.type = TypeId::kInt8;
   } else {
-    aggregates_ = nullptr;
-    std::string_view saved_clause = no_aggregates_clause_;
-    no_aggregates_clause_ = "nested";
+    // A plain aggregate's arguments hold no aggregate or window call; a window aggregate's may
+    // hold plain aggregates (sum(count(*)) OVER ()), but no window call either.
+    AggregateScope* scope = aggregates_;
+    WindowScope* windows = windows_;
+    std::string_view saved_clause = no_aggregates_clause_, saved_window_clause = clause_;
+    if (!window) aggregates_ = nullptr, no_aggregates_clause_ = "nested";
+    windows_ = nullptr, clause_ = window ? "window function calls" : "aggregate function calls";
+    auto restore = [&] { aggregates_ = scope, windows_ = windows, no_aggregates_clause_ = saved_clause, clause_ = saved_window_clause; };
     for (const ExprPtr& a : expr.args) {
       auto bound = BindExpr(*a);
       if (!bound) {
-        aggregates_ = scope;
-        no_aggregates_clause_ = saved_clause;
-        return bound;
+        restore();
+        return std::unexpected(bound.error());
       }
       call.args.push_back(std::move(*bound));
     }
-    aggregates_ = scope;
-    no_aggregates_clause_ = saved_clause;
+    restore();
+    for (const BoundExprPtr& a : call.args) {
+      if (auto refused = RefuseSetReturning(*a, window ? "window function" : "aggregate function"); !refused) {
+        return std::unexpected(refused.error());
+      }
+    }
     size_t want = name == "string_agg" ? 2 : 1;
     auto no_function = [&]() {
       std::string types;
@@ -168,9 +187,10 @@ std::expected<BoundExprPtr, Error> Binder::BindAggregate(const Expr& expr) {
       return std::unexpected(e);
     };
     if (call.args.size() != want) return no_function();
+    if (window && call.distinct) return std::unexpected(ErrorAt("0A000", "DISTINCT is not implemented for window functions", expr.location));
     for (BoundExprPtr& a : call.args) {
       auto r = ResolveUnknown(std::move(a));
-      if (!r) return r;
+      if (!r) return std::unexpected(r.error());
       a = std::move(*r);
     }
     TypeId in = call.args[0]->type;
@@ -189,44 +209,54 @@ std::expected<BoundExprPtr, Error> Binder::BindAggregate(const Expr& expr) {
       bool bytes = in == TypeId::kBytea;
       for (BoundExprPtr& a : call.args) {
         auto c = Coerce(std::move(a), bytes ? TypeId::kBytea : TypeId::kText);
-        if (!c) return c;
+        if (!c) return std::unexpected(c.error());
         if (!*c) return no_function();
         a = std::move(*c);
       }
       call.function = AggregateFunction::kStringAgg, call.type = bytes ? TypeId::kBytea : TypeId::kText;
     } else {  // bool_and, bool_or, every
       auto b = Coerce(std::move(call.args[0]), TypeId::kBool);
-      if (!b) return b;
+      if (!b) return std::unexpected(b.error());
       if (!*b) return no_function();
       call.args[0] = std::move(*b);
       call.function = name == "bool_or" ? AggregateFunction::kBoolOr : AggregateFunction::kBoolAnd;
       call.type = TypeId::kBool;
     }
   }
-  BoundExprPtr e = MakeBound(BoundKind::kAggregate, call.type, expr.location);
-  e->column = static_cast<int>(scope->calls.size());
-  scope->calls.push_back(std::move(call));
-  return e;
+  return call;
 }
 
 std::expected<BoundExprPtr, Error> Binder::BindSubquery(const Expr& expr) {
   Binder sub = SubBinder();
   auto query = sub.BindQuery(*expr.subquery, scope_);
   if (!query) return std::unexpected(query.error());
+  if (expr.kind == ExprKind::kArraySubquery && query->columns.size() == 1) {
+    TypeId element = query->columns[0].type;
+    if (IsArray(element)) return std::unexpected(ErrorAt("0A000", "multidimensional arrays is not supported yet", expr.location));
+    auto array = ArrayOf(element);
+    if (!array) {
+      return std::unexpected(ErrorAt("42704", fmt::format("could not find array type for data type {}", Info(element).sql_name),
+                                     expr.location));
+    }
+    BoundExprPtr e = MakeBound(BoundKind::kArraySubquery, *array, expr.location);
+    e->subplan = query->plan;
+    return e;
+  }
   if (expr.kind == ExprKind::kExists) {
     BoundExprPtr e = MakeBound(BoundKind::kExists, TypeId::kBool, expr.location);
     e->subplan = query->plan;
     return e;
   }
   if (query->columns.size() != 1) {
-    return std::unexpected(ErrorAt("42601", expr.kind == ExprKind::kSubquery ? "subquery must return only one column"
-                                                                            : "subquery has too many columns",
+    return std::unexpected(ErrorAt("42601", expr.kind == ExprKind::kInSubquery ? "subquery has too many columns"
+                                                                              : "subquery must return only one column",
                                    expr.location));
   }
   const OutputColumn& col = query->columns[0];
   if (expr.kind == ExprKind::kSubquery) {
     BoundExprPtr e = MakeBound(BoundKind::kSubquery, col.type, expr.location);
     e->typmod = col.typmod;
+    e->record = col.record;
     e->subplan = query->plan;
     return e;
   }
@@ -251,10 +281,14 @@ std::expected<BoundExprPtr, Error> Binder::BindSubquery(const Expr& expr) {
 std::expected<BoundExprPtr, Error> Binder::BindExprIn(const Expr& expr, const Scope& scope, std::string_view clause) {
   const Scope* saved_scope = scope_;
   AggregateScope* saved_aggregates = aggregates_;
-  std::string_view saved_clause = no_aggregates_clause_;
+  WindowScope* saved_windows = windows_;
+  bool saved_sets = set_returning_allowed_;
+  std::string_view saved_clause = no_aggregates_clause_, saved_window_clause = clause_;
   scope_ = &scope, aggregates_ = nullptr, no_aggregates_clause_ = clause;
+  windows_ = nullptr, set_returning_allowed_ = false, clause_ = clause;
   auto e = BindExpr(expr);
   scope_ = saved_scope, aggregates_ = saved_aggregates, no_aggregates_clause_ = saved_clause;
+  windows_ = saved_windows, set_returning_allowed_ = saved_sets, clause_ = saved_window_clause;
   return e;
 }
 
@@ -270,6 +304,7 @@ std::expected<std::pair<std::vector<BoundExprPtr>, std::vector<OutputColumn>>, E
         if (!c.in_star || (!q.empty() && c.qualifier != q.back())) continue;
         any = true;
         exprs.push_back(ColumnExpr(c.slot, c.type, c.typmod));
+        exprs.back()->record = c.record;
         columns.push_back(Describe(*exprs.back(), c.name, &scope));
       }
       if (!any && !q.empty() && !scope.HasQualifier(q.back())) {
@@ -309,8 +344,10 @@ std::expected<void, Error> Binder::BindFromItem(const TableRef& ref, Block& bloc
     for (size_t i = 0; i < columns.size(); ++i) {
       const OutputColumn& c = columns[i];
       if (c.name.empty()) continue;  // a dropped table column: its slot stays, its name is gone
-      block.scope.columns.push_back(ScopeColumn{qualifier, i < aliases.size() ? aliases[i] : c.name, c.type, c.typmod,
-                                                static_cast<int>(block.width + i), c.table_oid, c.attnum});
+      ScopeColumn column{qualifier, i < aliases.size() ? aliases[i] : c.name, c.type, c.typmod,
+                         static_cast<int>(block.width + i), c.table_oid, c.attnum};
+      column.record = c.record;
+      block.scope.columns.push_back(std::move(column));
     }
     block.width += columns.size();
     block.items.push_back(std::move(item));
@@ -367,6 +404,13 @@ std::expected<void, Error> Binder::BindFromItem(const TableRef& ref, Block& bloc
       if (!query) return std::unexpected(query.error());
       for (OutputColumn& c : query->columns) c.table_oid = 0, c.attnum = 0;
       return add_columns(FromItem{.plan = query->plan, .alias = ref.alias}, query->columns, ref.alias, ref.column_aliases);
+    }
+    case TableRef::Kind::kFunction: {
+      auto scan = BindFunctionScan(ref, block.scope.parent);
+      if (!scan) return std::unexpected(scan.error());
+      // A function returning a scalar names its column after the alias (FROM f() AS s).
+      std::string qualifier = ref.alias.empty() ? ref.function->text : ref.alias;
+      return add_columns(FromItem{.plan = scan->first, .alias = qualifier}, scan->second, qualifier, ref.column_aliases);
     }
     case TableRef::Kind::kJoin:
       break;

@@ -39,6 +39,7 @@ struct OutputColumn {
   Oid table_oid = 0;  // set when the column is a table's column, as PostgreSQL reports it
   int16_t attnum = 0;
   bool from_unknown = false;  // an untyped literal resolved to text (a UNION's other side may type it)
+  RecordTypePtr record = nullptr;  // type kRecord: its fields
 };
 
 // A bound query: its plan and the plan's row as result columns.
@@ -49,6 +50,7 @@ struct BoundQuery {
 
 struct AggregateCall;
 struct AggregateScope;  // the aggregate calls of the query block being bound (bind_query.cc)
+struct WindowScope;     // its window function calls (bind_window.cc)
 
 class Binder {
  public:
@@ -114,12 +116,14 @@ class Binder {
   std::expected<BoundExprPtr, Error> BindCast(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindPlainCast(const Expr& expr);  // ignoring type modifiers
   std::expected<BoundExprPtr, Error> BindOperator(const Expr& expr);
+  // Operator `op` over bound operands (one: prefix, two: infix).
+  std::expected<BoundExprPtr, Error> BindOperatorArgs(const std::string& op, std::vector<BoundExprPtr> args, int location);
   std::expected<BoundExprPtr, Error> BindArith(std::string_view op, BoundExprPtr l, BoundExprPtr r, int location);
   std::expected<BoundExprPtr, Error> BindCompare(std::string_view op, BoundExprPtr l, BoundExprPtr r, int location);
   std::expected<BoundExprPtr, Error> BindConcat(BoundExprPtr l, BoundExprPtr r, int location);
-  // 'name'::regclass resolved against the statement's catalog at bind time, as PostgreSQL's
-  // parse analysis does (bind_catalog_function.cc).
-  std::expected<Value, Error> ParseRegclassLiteral(std::string_view text);
+  // 'name'::regclass and 'name'::regnamespace resolved against the statement's catalog at
+  // bind time, as PostgreSQL's parse analysis does (bind_catalog_function.cc).
+  std::expected<Value, Error> ParseCatalogNameLiteral(TypeId type, std::string_view text);
   std::expected<BoundExprPtr, Error> BindBool(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindCase(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindCoalesce(const Expr& expr);
@@ -127,6 +131,27 @@ class Binder {
   std::expected<BoundExprPtr, Error> BindFunction(const Expr& expr);
   // Built-in functions and operators as data (bind_function.cc, sql/exec/builtins.h).
   std::expected<BoundExprPtr, Error> BindBuiltinCall(const Builtin& b, std::vector<BoundExprPtr> args, int location);
+  // anyarray/anyelement of `b` bound to the call's argument types: the type each argument
+  // takes (`arg_types`), the result type and a record result's fields (bind_function.cc).
+  struct CallTypes {
+    std::vector<TypeId> arg_types;
+    TypeId result = TypeId::kUnknown;
+    RecordTypePtr record;
+  };
+  std::expected<CallTypes, Error> ResolveCallTypes(const Builtin& b, const std::vector<BoundExprPtr>& args, int location);
+  // The 0A000 of a set-returning call where the binder does not allow one (clause_, or the
+  // CASE, COALESCE or call `container` it sits in).
+  Error SetReturningError(const BoundExpr& call, std::string_view container) const;
+  // 0A000 when `e` contains a set-returning call (CASE, COALESCE, aggregate arguments, ...).
+  std::expected<void, Error> RefuseSetReturning(const BoundExpr& e, std::string_view container) const;
+  // Arrays and records (bind_array.cc).
+  std::expected<BoundExprPtr, Error> BindArrayConstructor(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindSubscript(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindFieldSelect(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindAnyAll(const Expr& expr);
+  std::expected<BoundExprPtr, Error> BindArrayConcat(BoundExprPtr l, BoundExprPtr r, int location);
+  // Window function calls (bind_window.cc).
+  std::expected<BoundExprPtr, Error> BindWindowFunction(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindExtraOperator(std::string_view op, std::vector<BoundExprPtr> args, int location);
   // Predicates (bind_predicate.cc).
   std::expected<BoundExprPtr, Error> BindInList(const Expr& expr);
@@ -169,6 +194,9 @@ class Binder {
   // bind_query.cc: column references, aggregates, subqueries and the parts of a query block.
   std::expected<BoundExprPtr, Error> BindColumnRef(const Expr& expr);
   std::expected<BoundExprPtr, Error> BindAggregate(const Expr& expr);
+  // An aggregate call's arguments and result type; `window`: as a window aggregate, whose
+  // arguments may hold plain aggregates of a grouped query.
+  std::expected<AggregateCall, Error> BindAggregateCall(const Expr& expr, bool window);
   std::expected<BoundExprPtr, Error> BindSubquery(const Expr& expr);
   struct Block;
   // `pushed_lock`: FOR UPDATE/SHARE of an enclosing query that reaches this one, a subquery in
@@ -176,6 +204,11 @@ class Binder {
   std::expected<Block, Error> BindBlock(const SelectStmt& select, const Scope* outer,
                                         std::optional<LockingClause::Strength> pushed_lock);
   std::expected<void, Error> BindFromItem(const TableRef& ref, Block& block);
+  // A function call in FROM: its plan and columns (bind_srf.cc).
+  std::expected<std::pair<PlanPtr, std::vector<OutputColumn>>, Error> BindFunctionScan(const TableRef& ref, const Scope* outer);
+  // Window calls and set-returning calls of a bound block become WindowNode and
+  // ProjectSetNode columns (bind_srf.cc); `width` is the row the targets are over.
+  PlanPtr PlanWindowsAndSets(PlanPtr plan, Block& block, size_t width);
   std::expected<BoundQuery, Error> BindSetOperation(const SelectStmt& select, const Scope* outer);
   std::expected<BoundQuery, Error> FinishQuery(Block block, const SelectStmt& select);
   std::expected<PlanPtr, Error> AddLimit(PlanPtr plan, const SelectStmt& select);
@@ -195,6 +228,9 @@ class Binder {
   const Scope* scope_ = nullptr;          // names visible to BindExpr (null: none)
   AggregateScope* aggregates_ = nullptr;  // where aggregate calls go (null: not allowed here)
   std::string_view no_aggregates_clause_ = "WHERE";  // what 42803 names when aggregates_ is null
+  WindowScope* windows_ = nullptr;  // where window calls go (null: not allowed here)
+  bool set_returning_allowed_ = false;  // a SELECT's targets and ORDER BY, FROM
+  std::string_view clause_ = "WHERE";  // the clause being bound, for window and set-returning errors
   std::vector<const CommonTableExpr*> ctes_;  // WITH queries visible, innermost last
   // Row locks (bind_locking.cc): a lock pushed into this binder's query by the enclosing one;
   // where its errors go; what the statement locks, shared by all its binders; the query nesting

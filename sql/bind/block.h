@@ -44,6 +44,10 @@ struct BlockLocks {
   std::optional<Strength> Reach(std::string_view qualifier, Kind kind);
 };
 
+struct WindowScope {
+  std::vector<WindowCall> calls;
+};
+
 // One SELECT block while it is bound.
 struct Binder::Block {
   Scope scope;
@@ -51,6 +55,7 @@ struct Binder::Block {
   size_t width = 0;                     // the block row's width
   std::vector<BoundExprPtr> conjuncts;  // WHERE and inner joins' ON, over the block row
   AggregateScope aggregates;
+  WindowScope windows;
   std::vector<BoundExprPtr> groups;
   BoundExprPtr having;
   bool aggregated = false;

@@ -1,6 +1,8 @@
 // Structural operations on bound expressions (bound_expr.h).
 #include "sql/bind/bound_expr.h"
 
+#include "sql/exec/builtins.h"
+
 namespace farmdb::sql {
 
 bool SameExpr(const BoundExpr& a, const BoundExpr& b) {
@@ -24,6 +26,8 @@ bool SameExpr(const BoundExpr& a, const BoundExpr& b) {
       if (a.column != b.column || a.levels_up != b.levels_up) return false;
       break;
     case BoundKind::kAggregate:
+    case BoundKind::kFieldSelect:
+    case BoundKind::kWindow:
       if (a.column != b.column) return false;
       break;
     case BoundKind::kArith:
@@ -41,7 +45,14 @@ bool SameExpr(const BoundExpr& a, const BoundExpr& b) {
     case BoundKind::kSubquery:
     case BoundKind::kExists:
     case BoundKind::kInSubquery:
+    case BoundKind::kArraySubquery:
       if (a.subplan != b.subplan) return false;
+      break;
+    case BoundKind::kBuiltin:
+      if (a.builtin != b.builtin) return false;
+      break;
+    case BoundKind::kScalarArrayOp:
+      if (a.all != b.all || !SameExpr(*a.element_op, *b.element_op)) return false;
       break;
     default:
       break;
@@ -68,9 +79,23 @@ BoundExprPtr CloneExpr(const BoundExpr& e) {
   c->has_else = e.has_else;
   c->column = e.column;
   c->levels_up = e.levels_up;
+  c->builtin = e.builtin;
+  c->all = e.all;
   c->subplan = e.subplan;
+  c->record = e.record;
+  c->element_op = e.element_op;
   for (const BoundExprPtr& a : e.args) c->args.push_back(CloneExpr(*a));
   return c;
+}
+
+bool IsSetReturning(const BoundExpr& e) { return e.kind == BoundKind::kBuiltin && e.builtin->rows != nullptr; }
+
+const BoundExpr* FindSetReturning(const BoundExpr& e) {
+  if (IsSetReturning(e)) return &e;
+  for (const BoundExprPtr& a : e.args) {
+    if (const BoundExpr* found = FindSetReturning(*a)) return found;
+  }
+  return nullptr;
 }
 
 }  // namespace farmdb::sql

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "types/value.h"
@@ -41,6 +42,12 @@ enum class BoundKind {
   kIsNotTrue,
   kIsFalse,
   kIsNotFalse,
+  kArrayCtor,       // ARRAY[args...] of type (an array type)
+  kArraySubquery,   // ARRAY(subquery): the subplan's one column, every row
+  kSubscript,       // args[0][args[1]]: NULL when out of bounds
+  kFieldSelect,     // field `column` of the record args[0]
+  kScalarArrayOp,   // args[0] op ANY (args[1]), or ALL when `all`; element_op is the operator
+  kWindow,          // the result of the block's window function call number `column`
 };
 
 enum class ArithOp { kAdd, kSub, kMul, kDiv, kMod };
@@ -49,6 +56,16 @@ enum class Function { kVersion, kCurrentSetting, kSetConfig, kPgSleep, kPgExport
 
 struct BoundExpr;
 struct Builtin;
+
+// The fields of a record-typed expression (a record-returning function's OUT parameters),
+// known when it is bound so (expr).field can be resolved.
+struct RecordField {
+  std::string name;
+  TypeId type = TypeId::kUnknown;
+  int32_t typmod = -1;
+};
+using RecordType = std::vector<RecordField>;
+using RecordTypePtr = std::shared_ptr<const RecordType>;
 using BoundExprPtr = std::unique_ptr<BoundExpr>;
 class PlanNode;  // sql/plan/plan.h
 
@@ -68,9 +85,19 @@ struct BoundExpr {
   bool has_else = false;
   int column = 0;     // kColumn: slot in the row; kAggregate: aggregate number
   int levels_up = 0;  // kColumn: 0 the current query's row, 1 the enclosing one, ...
+  bool all = false;   // kScalarArrayOp: ALL rather than ANY
   std::vector<BoundExprPtr> args;
-  std::shared_ptr<const PlanNode> subplan;  // kSubquery, kExists, kInSubquery
+  std::shared_ptr<const PlanNode> subplan;  // kSubquery, kExists, kInSubquery, kArraySubquery
+  RecordTypePtr record;                     // type kRecord: its fields
+  // kScalarArrayOp: the operator applied to each element, over a two-slot row (slot 0 the left
+  // operand's value, slot 1 the element). Kept out of `args`: it reads no row of the query.
+  std::shared_ptr<const BoundExpr> element_op;
 };
+
+// Whether `e` is a call of a set-returning function (Builtin::rows).
+bool IsSetReturning(const BoundExpr& e);
+// The first set-returning call in `e` (not looking into subqueries), or nullptr.
+const BoundExpr* FindSetReturning(const BoundExpr& e);
 
 // Whether two bound expressions compute the same thing (GROUP BY matching, ORDER BY reuse).
 bool SameExpr(const BoundExpr& a, const BoundExpr& b);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sql/bind/bound_expr.h"
 #include "types/type.h"
 
 namespace farmdb::sql {
@@ -21,6 +22,7 @@ struct ScopeColumn {
   int16_t attnum = 0;
   bool in_star = true;       // expanded by * (false for dropped columns and USING's right side)
   bool unqualified = true;   // found by an unqualified name (false for USING's right side)
+  RecordTypePtr record = nullptr;  // type kRecord: its fields
 };
 
 struct Scope {

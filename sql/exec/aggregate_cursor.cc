@@ -1,22 +1,12 @@
 // Hash aggregation (plan.h AggregateNode): groups in first-seen order, one state per aggregate
-// call, PostgreSQL's result types (sum(int4) is int8, sum(int8) and avg of integers are numeric)
-// and NULL rules (aggregates skip NULL inputs; sum/avg/min/max of no rows are NULL, count 0).
+// call (aggregate_state.h).
 #include <unordered_map>
-#include <unordered_set>
 
-#include "sql/exec/evaluate.h"
+#include "sql/exec/aggregate_state.h"
 #include "sql/exec/row_hash.h"
-#include "sql/plan/plan.h"
-#include "sql/types/cast.h"
 
 namespace farmdb::sql {
 namespace {
-
-struct AggregateState {
-  int64_t count = 0;    // inputs seen (non-NULL, or rows for count(*))
-  Value value;          // running sum / min / max / bool / string; NULL before the first input
-  std::unordered_set<std::string> seen;  // DISTINCT inputs
-};
 
 class AggregateCursor final : public Cursor {
  public:
@@ -32,7 +22,7 @@ class AggregateCursor final : public Cursor {
     Group& g = groups_[next_++];
     row = g.keys;
     for (size_t i = 0; i < node_.aggregates.size(); ++i) {
-      auto v = Final(node_.aggregates[i], g.states[i]);
+      auto v = FinishAggregate(node_.aggregates[i], g.states[i], ctx_);
       if (!v) return std::unexpected(v.error());
       row.push_back(std::move(*v));
     }
@@ -64,7 +54,7 @@ class AggregateCursor final : public Cursor {
       }
       Group& group = Find(keys);
       for (size_t i = 0; i < node_.aggregates.size(); ++i) {
-        if (auto a = Accumulate(node_.aggregates[i], group.states[i], input); !a) return a;
+        if (auto a = Accumulate(node_.aggregates[i], group.states[i], input, ctx_); !a) return a;
       }
     }
     // Without GROUP BY an aggregate query returns one row even over no input.
@@ -76,93 +66,11 @@ class AggregateCursor final : public Cursor {
     std::string key = GroupKey(keys);
     auto [it, inserted] = index_.try_emplace(std::move(key), groups_.size());
     if (inserted) {
-      Group g{keys, std::vector<AggregateState>(node_.aggregates.size())};
-      for (size_t i = 0; i < node_.aggregates.size(); ++i) g.states[i].value = Value::Null(node_.aggregates[i].type);
+      Group g{keys, {}};
+      for (const AggregateCall& call : node_.aggregates) g.states.push_back(StartAggregate(call));
       groups_.push_back(std::move(g));
     }
     return groups_[it->second];
-  }
-
-  std::expected<void, Error> Accumulate(const AggregateCall& call, AggregateState& s, const Row& input) {
-    if (call.function == AggregateFunction::kCountStar) {
-      ++s.count;
-      return {};
-    }
-    std::vector<Value> args;
-    for (const BoundExprPtr& a : call.args) {
-      auto v = EvaluateOn(*a, input, ctx_);
-      if (!v) return std::unexpected(v.error());
-      args.push_back(std::move(*v));
-    }
-    if (args[0].IsNull()) return {};  // every aggregate here is strict in its first argument
-    if (call.distinct && !s.seen.insert(GroupKey(args)).second) return {};
-    ++s.count;
-    const Value& v = args[0];
-    switch (call.function) {
-      case AggregateFunction::kCount:
-      case AggregateFunction::kCountStar:
-        return {};
-      case AggregateFunction::kSum:
-      case AggregateFunction::kAvg: {
-        // avg accumulates in its result type (numeric or float8), sum in sum's.
-        auto in = Cast(v, call.function == AggregateFunction::kAvg ? AvgAccumulator(v.type) : call.type, ctx_.output);
-        if (!in) return std::unexpected(in.error());
-        if (s.value.IsNull()) {
-          s.value = std::move(*in);
-          return {};
-        }
-        auto sum = EvalArith(ArithOp::kAdd, s.value.type, s.value, *in);
-        if (!sum) return std::unexpected(sum.error());
-        s.value = std::move(*sum);
-        return {};
-      }
-      case AggregateFunction::kMin:
-      case AggregateFunction::kMax: {
-        int c = s.value.IsNull() ? 0 : CompareValues(v, s.value);
-        if (s.value.IsNull() || (call.function == AggregateFunction::kMin ? c < 0 : c > 0)) s.value = v;
-        return {};
-      }
-      case AggregateFunction::kBoolAnd:
-      case AggregateFunction::kBoolOr: {
-        bool is_and = call.function == AggregateFunction::kBoolAnd;
-        s.value = Value::Bool(s.value.IsNull() ? v.AsBool() : is_and ? s.value.AsBool() && v.AsBool() : s.value.AsBool() || v.AsBool());
-        return {};
-      }
-      case AggregateFunction::kStringAgg: {
-        // string_agg(value, delimiter): the delimiter precedes every value but the first; a
-        // NULL delimiter counts as empty.
-        if (s.value.IsNull()) {
-          s.value = Value::Str(call.type, v.AsString());
-        } else {
-          std::string joined = s.value.AsString();
-          if (!args[1].IsNull()) joined += args[1].AsString();
-          joined += v.AsString();
-          s.value = Value::Str(call.type, std::move(joined));
-        }
-        return {};
-      }
-    }
-    return {};
-  }
-
-  static TypeId AvgAccumulator(TypeId input) {
-    return input == TypeId::kFloat4 || input == TypeId::kFloat8 ? TypeId::kFloat8 : TypeId::kNumeric;
-  }
-
-  std::expected<Value, Error> Final(const AggregateCall& call, const AggregateState& s) {
-    switch (call.function) {
-      case AggregateFunction::kCount:
-      case AggregateFunction::kCountStar:
-        return Value::Int(TypeId::kInt8, s.count);
-      case AggregateFunction::kAvg: {
-        if (s.value.IsNull()) return Value::Null(call.type);
-        auto n = Cast(Value::Int(TypeId::kInt8, s.count), s.value.type, ctx_.output);
-        if (!n) return n;
-        return EvalArith(ArithOp::kDiv, s.value.type, s.value, *n);
-      }
-      default:
-        return s.value;
-    }
   }
 
   const AggregateNode& node_;

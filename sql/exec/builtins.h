@@ -8,6 +8,8 @@
 #pragma once
 
 #include <expected>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,23 @@ namespace farmdb::sql {
 // entry none is NULL. `e` is the bound call (its result type, typmod, location).
 using BuiltinEval = std::expected<Value, Error> (*)(std::span<const Value> args, const BoundExpr& e, ExecContext& ctx);
 
+// The values a set-returning function call produces, one per Next (nullopt after the last).
+class RowSource {
+ public:
+  virtual ~RowSource() = default;
+  virtual std::expected<std::optional<Value>, Error> Next() = 0;
+};
+using RowSourcePtr = std::unique_ptr<RowSource>;
+using SetEval = std::expected<RowSourcePtr, Error> (*)(std::span<const Value> args, const BoundExpr& e, ExecContext& ctx);
+
+// A record-returning function's OUT parameter (anyelement resolves as the call does).
+struct OutField {
+  std::string_view name;
+  TypeId type;
+};
+
+// anyarray and anyelement in `args` and `result` are PostgreSQL's polymorphic pseudo-types: a
+// call binds them to one array type and its element type (bind_function.cc).
 struct Builtin {
   std::string_view name;       // function name (lower case) or operator symbol
   std::vector<TypeId> args;    // fixed arguments
@@ -27,6 +46,11 @@ struct Builtin {
   BuiltinEval eval;
   bool strict = true;          // NULL in any argument gives NULL without calling eval
   bool variadic_any = false;   // VARIADIC "any" after `args`: any types, any count (concat)
+  // A set-returning function: `rows` instead of `eval`, run by the ProjectSet and function
+  // scan cursors; a strict one returns no rows for a NULL argument.
+  SetEval rows = nullptr;
+  std::vector<OutField> out_fields = {};  // result kRecord: its fields
+  std::string_view schema = "pg_catalog";
 };
 
 // Functions callable by name, per area (functions_string.cc, functions_math.cc,
@@ -41,6 +65,15 @@ std::span<const Builtin> CatalogFunctions();
 // nextval, currval, setval (functions_sequence.cc); like the catalog functions, the binder
 // loads the statement's catalog for a call of one of these.
 std::span<const Builtin> SequenceFunctions();
+// Array functions (array_to_string, array_upper, cardinality, ...) and the array operators
+// || (array_cat, array_append, array_prepend) by their function names (functions_array.cc).
+std::span<const Builtin> ArrayFunctions();
+// Set-returning functions: generate_series, unnest, information_schema._pg_expandarray
+// (functions_set.cc).
+std::span<const Builtin> SetReturningFunctions();
+// Relation sizes (pg_relation_size, pg_table_size, ...) and pg_size_pretty (functions_size.cc);
+// the binder loads the statement's catalog for these too.
+std::span<const Builtin> SizeFunctions();
 // Operators beyond + - * / % comparisons and ||: ^ @ |/ ||/ and the integer bit operators
 // (functions_math.cc), the LIKE family ~~ !~~ ~~* !~~* (functions_string.cc). Prefix
 // operators have one argument.

@@ -25,6 +25,22 @@ std::expected<bool, Error> Holds(const BoundExpr& e, std::span<const Value> row,
   return !v->IsNull() && v->AsBool();
 }
 
+int CompareByKeys(const Row& a, const Row& b, const std::vector<SortKey>& keys) {
+  for (const SortKey& k : keys) {
+    const Value& x = a[k.column];
+    const Value& y = b[k.column];
+    int c;
+    if (x.IsNull() || y.IsNull()) {
+      if (x.IsNull() && y.IsNull()) continue;
+      c = x.IsNull() == k.nulls_first ? -1 : 1;  // placement does not flip with DESC
+      return c;
+    }
+    c = CompareValues(x, y);
+    if (c != 0) return k.descending ? -c : c;
+  }
+  return 0;
+}
+
 namespace {
 
 class ValuesCursor final : public Cursor {
@@ -90,22 +106,6 @@ class ProjectCursor final : public Cursor {
   Row input_;
 };
 
-// Compares rows by sort keys with PostgreSQL's NULL placement.
-int CompareByKeys(const Row& a, const Row& b, const std::vector<SortKey>& keys) {
-  for (const SortKey& k : keys) {
-    const Value& x = a[k.column];
-    const Value& y = b[k.column];
-    int c;
-    if (x.IsNull() || y.IsNull()) {
-      if (x.IsNull() && y.IsNull()) continue;
-      c = x.IsNull() == k.nulls_first ? -1 : 1;  // placement does not flip with DESC
-      return c;
-    }
-    c = CompareValues(x, y);
-    if (c != 0) return k.descending ? -c : c;
-  }
-  return 0;
-}
 
 // Materialises its input at the first Next (a query's results are bounded by what one
 // transaction reads), then returns it in order.

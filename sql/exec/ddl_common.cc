@@ -231,6 +231,11 @@ std::expected<ResolvedType, Error> ResolveType(const TypeName& t, const DdlConte
   if (!id || *id == TypeId::kUnknown) {
     return std::unexpected(At("42704", fmt::format("type \"{}\" does not exist", name), ctx, t.location));
   }
+  if (!IsStorable(*id)) {
+    // Arrays and int2vector/oidvector exist as values but not in rows; record and any* are
+    // pseudo-types no column may have (42P16 in PostgreSQL, which names the column).
+    return std::unexpected(NotSupported(fmt::format("columns of type {}", Info(*id).sql_name), ctx, t.location));
+  }
   ResolvedType r{*id};
   if (!t.typmods.empty()) {
     auto typmod = Typmod(*id, t.typmods);

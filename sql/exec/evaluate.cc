@@ -2,6 +2,7 @@
 
 #include "sql/exec/builtins.h"
 #include "sql/exec/functions_catalog.h"
+#include "sql/plan/plan.h"
 #include "sql/types/cast.h"
 
 namespace farmdb::sql {
@@ -64,6 +65,26 @@ bool CompareHolds(CompareOp op, int c) {
   return false;
 }
 
+// x op ANY|ALL (array): ANY is true when the operator holds for some element, ALL when it holds
+// for every one; otherwise NULL if some comparison was NULL (or x was), else false.
+std::expected<Value, Error> EvalScalarArrayOp(const BoundExpr& e, ExecContext& ctx) {
+  auto left = Evaluate(*e.args[0], ctx);
+  if (!left) return left;
+  auto array = Evaluate(*e.args[1], ctx);
+  if (!array) return array;
+  if (array->IsNull()) return Value::Null(TypeId::kBool);
+  bool saw_null = false;
+  Value pair[2] = {std::move(*left), Value()};
+  for (const Value& element : array->AsArray().elements) {
+    pair[1] = element;
+    auto v = EvaluateOn(*e.element_op, pair, ctx);
+    if (!v) return v;
+    if (v->IsNull()) saw_null = true;
+    else if (v->AsBool() != e.all) return Value::Bool(!e.all);
+  }
+  return saw_null ? Value::Null(TypeId::kBool) : Value::Bool(e.all);
+}
+
 }  // namespace
 
 std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
@@ -77,7 +98,10 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
     case BoundKind::kSubquery:
     case BoundKind::kExists:
     case BoundKind::kInSubquery:
+    case BoundKind::kArraySubquery:
       return EvalSubquery(e, ctx);
+    case BoundKind::kScalarArrayOp:
+      return EvalScalarArrayOp(e, ctx);
     case BoundKind::kAnd:
     case BoundKind::kOr:
       return EvalLogic(e, ctx);
@@ -115,6 +139,8 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
       return EvalFunction(e, args, ctx);
     case BoundKind::kBuiltin:
       return CallBuiltin(e, args, ctx);
+    case BoundKind::kArrayCtor:
+      return Value::Array(e.type, ArrayValue{.elements = std::move(args)});
     case BoundKind::kInList:
     case BoundKind::kIsDistinct:
     case BoundKind::kIsNotDistinct:
@@ -131,8 +157,8 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
   }
   switch (e.kind) {
     case BoundKind::kCast: {
-      auto v = e.type == TypeId::kRegclass || args[0].type == TypeId::kRegclass ? CastRegclass(args[0], e.type, ctx)
-                                                                                : Cast(args[0], e.type, ctx.output);
+      auto named = [](TypeId t) { return t == TypeId::kRegclass || t == TypeId::kRegnamespace; };
+      auto v = named(e.type) || named(args[0].type) ? CastRegclass(args[0], e.type, ctx) : Cast(args[0], e.type, ctx.output);
       if (!v || e.typmod < 0) return v;
       return ApplyTypmod(std::move(*v), e.typmod, e.assignment);
     }
@@ -146,6 +172,14 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
       return Value::Str(e.type, args[0].AsString() + args[1].AsString());
     case BoundKind::kNot:
       return Value::Bool(!args[0].AsBool());
+    case BoundKind::kSubscript: {
+      const ArrayValue& array = args[0].AsArray();
+      int64_t i = args[1].AsInt() - array.lower_bound;
+      if (i < 0 || i >= static_cast<int64_t>(array.elements.size())) return Value::Null(e.type);
+      return array.elements[i];
+    }
+    case BoundKind::kFieldSelect:
+      return args[0].AsRecord().fields[e.column];
     default:
       return std::unexpected(MakeError("XX000", "unhandled bound expression"));
   }

@@ -28,6 +28,7 @@ struct DatabaseAccess {
   txn::Addr catalog_root;  // the object `catalog` was read from (FOR SHARE of a system view)
   storage::TableCaches caches;
   std::string_view database;  // the session's database and user (system views)
+  std::span<const std::string> databases;  // every database the engine serves (pg_database)
   std::string_view user;
   std::span<const std::string> search_path;  // schema names, as resolved for this statement
   // The session's last nextval per sequence (currval); null outside a session.

@@ -3,6 +3,7 @@
 // without the conditions (bound expressions have no deparser yet).
 #include <fmt/format.h>
 
+#include "sql/exec/builtins.h"
 #include "sql/plan/plan.h"
 #include "sql/system/system_view.h"
 
@@ -81,6 +82,21 @@ void LimitNode::Explain(std::vector<std::string>& lines, int depth) const {
 void LockRowsNode::Explain(std::vector<std::string>& lines, int depth) const {
   Line(lines, depth, "LockRows");
   child->Explain(lines, depth + 1);
+}
+
+void WindowNode::Explain(std::vector<std::string>& lines, int depth) const {
+  Line(lines, depth, "WindowAgg");
+  child->Explain(lines, depth + 1);
+}
+
+void ProjectSetNode::Explain(std::vector<std::string>& lines, int depth) const {
+  Line(lines, depth, "ProjectSet");
+  child->Explain(lines, depth + 1);
+}
+
+void FunctionScanNode::Explain(std::vector<std::string>& lines, int depth) const {
+  Line(lines, depth, call->kind == BoundKind::kBuiltin ? fmt::format("Function Scan on {}", call->builtin->name)
+                                                       : std::string("Result"));
 }
 
 void AppendNode::Explain(std::vector<std::string>& lines, int depth) const {

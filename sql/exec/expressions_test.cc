@@ -145,6 +145,45 @@ TEST_F(ExpressionTest, TypesFarmdbLacksAreNamed) {
   EXPECT_EQ(TypeOf("to_char(1.5, '9.9')"), TypeId::kText);
 }
 
+TEST_F(ExpressionTest, ArraysBindAndEvaluateAsPostgres) {
+  EXPECT_EQ(TypeOf("ARRAY[1, 2]"), TypeId::kInt4Array);
+  EXPECT_EQ(TypeOf("ARRAY[1, 2.5]"), TypeId::kNumericArray);
+  EXPECT_EQ(TypeOf("ARRAY['a', NULL]"), TypeId::kTextArray);
+  EXPECT_EQ(TypeOf("(ARRAY['a'::varchar])[1]"), TypeId::kVarchar);
+  EXPECT_EQ(TypeOf("('1 2'::int2vector)[0]"), TypeId::kInt2);
+  EXPECT_EQ(TypeOf("ARRAY[1] || 2"), TypeId::kInt4Array);
+  EXPECT_EQ(TypeOf("'{a}' || ARRAY['b']"), TypeId::kTextArray);
+  EXPECT_EQ(TypeOf("array_upper('1 2'::int2vector, 1)"), TypeId::kInt4);
+  // ANY/ALL: three-valued over the elements; an empty array decides alone.
+  EXPECT_EQ(Eval("1 = ANY(ARRAY[1, NULL])"), "t");
+  EXPECT_EQ(Eval("2 = ANY(ARRAY[1, NULL])"), "NULL");
+  EXPECT_EQ(Eval("2 <> ALL(ARRAY[1, NULL])"), "NULL");
+  EXPECT_EQ(Eval("2 <> ALL(ARRAY[1, 3])"), "t");
+  EXPECT_EQ(Eval("NULL::int = ANY('{}'::int[])"), "f");
+  EXPECT_EQ(Eval("'b' = ANY('{a,b}')"), "t");
+  EXPECT_EQ(Eval("2.0 = ANY(ARRAY[1, 2])"), "t");  // int4 elements meet numeric
+  EXPECT_EQ(Eval("array_to_string(ARRAY[1, NULL, 3], '-', '?')"), "1-?-3");
+  EXPECT_EQ(Eval("(ARRAY[1, 2])[3]"), "NULL");
+  EXPECT_EQ(Eval("ARRAY[1, 2] || NULL::int[]"), "{1,2}");
+  EXPECT_EQ(Eval("0 || '[5:5]={1}'::int[]"), "[5:6]={0,1}");  // prepend keeps the lower bound
+}
+
+TEST_F(ExpressionTest, ArrayErrorsAsPostgresOrRefused) {
+  auto error = [&](const std::string& expr) {
+    auto e = Bind(expr);
+    return e ? std::string("bound") : e.error().sqlstate + ": " + e.error().message;
+  };
+  EXPECT_EQ(error("ARRAY[]"), "42P18: cannot determine type of empty array");
+  EXPECT_EQ(error("ARRAY[ARRAY[1]]"), "0A000: multidimensional arrays is not supported yet");
+  EXPECT_EQ(error("array_upper('{1}', 1)"), "42804: could not determine polymorphic type because input has type unknown");
+  EXPECT_EQ(error("array_append(ARRAY[1], 'x'::text)"), "42883: function array_append(integer[], text) does not exist");
+  EXPECT_EQ(error("1 = ANY(1)"), "42809: op ANY/ALL (array) requires array on right side");
+  EXPECT_EQ(error("(1)[1]"), "42804: cannot subscript type integer because it does not support subscripting");
+  EXPECT_EQ(error("(ARRAY[1])['a'::text]"), "42804: array subscript must have type integer");
+  EXPECT_EQ(error("(1).x"), "42809: column notation .x applied to type integer, which is not a composite type");
+  EXPECT_EQ(error("ARRAY[1] = ARRAY[1::int8]"), "42883: operator does not exist: integer[] = bigint[]");
+}
+
 TEST_F(ExpressionTest, InListWithoutCommonTypeComparesItemByItem) {
   // No common type of int4 and text: PostgreSQL falls back to x = a OR x = b, each operator
   // resolved alone, and fails on the first that has none.

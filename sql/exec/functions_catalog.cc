@@ -63,7 +63,7 @@ Result FormatTypeFn(Args a, const BoundExpr&, ExecContext&) {
   return Text(FormatType(OidArg(a, 0), a[1].IsNull() ? std::nullopt : std::optional<int32_t>(static_cast<int32_t>(a[1].AsInt()))));
 }
 
-// farmdb has no COMMENT ON (pg_description is empty) and no extended statistics objects.
+// farmdb has no COMMENT ON (column comments are NULL) and no extended statistics objects.
 Result NullText(Args, const BoundExpr&, ExecContext&) { return Value::Null(kText); }
 
 Result EncodingToChar(Args a, const BoundExpr&, ExecContext&) { return Name(PgEncodingToChar(a[0].AsInt())); }
@@ -122,6 +122,19 @@ Result CurrentSchemaFn(Args, const BoundExpr&, ExecContext& ctx) {
   return schema ? Name(std::move(*schema)) : Value::Null(kName);
 }
 
+Result ObjDescriptionFn(Args a, const BoundExpr&, ExecContext&) {
+  auto comment = ObjDescription(OidArg(a, 0), a.size() > 1 ? std::string_view(a[1].AsString()) : std::string_view());
+  return comment ? Text(std::move(*comment)) : Value::Null(kText);
+}
+
+Result CurrentSchemasFn(Args a, const BoundExpr&, ExecContext& ctx) {
+  auto c = Catalog(ctx);
+  if (!c) return std::unexpected(c.error());
+  ArrayValue schemas;
+  for (std::string& name : CurrentSchemas(*c, a[0].AsBool())) schemas.elements.push_back(Name(std::move(name)));
+  return Value::Array(kNameArray, std::move(schemas));
+}
+
 Result RelationIsPublishable(Args a, const BoundExpr&, ExecContext& ctx) {
   auto c = Catalog(ctx);
   if (!c) return std::unexpected(c.error());
@@ -132,7 +145,7 @@ Result RelationIsPublishable(Args a, const BoundExpr&, ExecContext& ctx) {
 
 std::optional<SystemViewContext> CatalogContext(const ExecContext& ctx) {
   if (ctx.db == nullptr || !ctx.db->catalog) return std::nullopt;
-  return SystemViewContext{*ctx.db->catalog, ctx.db->database, ctx.db->user, ctx.db->search_path, {}};
+  return SystemViewContext{*ctx.db->catalog, ctx.db->database, ctx.db->user, ctx.db->search_path, ctx.db->databases};
 }
 
 std::expected<Value, Error> CastRegclass(const Value& value, TypeId target, const ExecContext& ctx) {
@@ -151,8 +164,8 @@ std::span<const Builtin> CatalogFunctions() {
       {"pg_get_constraintdef", {kOid, kBool}, kText, GetConstraintdef},
       {"pg_get_expr", {kPgNodeTree, kOid}, kText, GetExpr},
       {"pg_get_expr", {kPgNodeTree, kOid, kBool}, kText, GetExpr},
-      {"obj_description", {kOid}, kText, NullText},
-      {"obj_description", {kOid, kName}, kText, NullText},
+      {"obj_description", {kOid}, kText, ObjDescriptionFn},
+      {"obj_description", {kOid, kName}, kText, ObjDescriptionFn},
       {"col_description", {kOid, kInt4}, kText, NullText},
       {"shobj_description", {kOid, kName}, kText, NullText},
       {"pg_get_statisticsobjdef_columns", {kOid}, kText, NullText},
@@ -161,6 +174,7 @@ std::span<const Builtin> CatalogFunctions() {
       {"current_user", {}, kName, CurrentUser},
       {"session_user", {}, kName, CurrentUser},
       {"current_schema", {}, kName, CurrentSchemaFn},
+      {"current_schemas", {kBool}, kNameArray, CurrentSchemasFn},
       {"quote_ident", {kText}, kText, QuoteIdentFn},
       {"pg_relation_is_publishable", {kRegclass}, kBool, RelationIsPublishable},
   };

@@ -109,6 +109,8 @@ class Checker {
         return item.on ? Expression(*item.on) : std::nullopt;
       case TableRef::Kind::kSubquery:
         return Select(*item.subquery);
+      case TableRef::Kind::kFunction:
+        return Expression(*item.function);
     }
     return std::nullopt;
   }
@@ -119,6 +121,7 @@ class Checker {
         return NotSupported("* in this position", e.location);
       case ExprKind::kExists:
       case ExprKind::kSubquery:
+      case ExprKind::kArraySubquery:
         return Select(*e.subquery);
       case ExprKind::kInSubquery:
         if (auto err = Expression(*e.args[0])) return err;

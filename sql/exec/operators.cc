@@ -132,8 +132,32 @@ std::expected<Value, Error> EvalNegate(const Value& v) {
   }
 }
 
+namespace {
+
+// array_cmp / record_cmp: element by element, a NULL after every non-NULL; then the shorter
+// array first, then the lower lower bound.
+int CompareElements(const std::vector<Value>& a, const std::vector<Value>& b) {
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i].IsNull() || b[i].IsNull()) {
+      if (a[i].IsNull() != b[i].IsNull()) return a[i].IsNull() ? 1 : -1;
+      continue;
+    }
+    if (int c = CompareValues(a[i], b[i]); c != 0) return c;
+  }
+  return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
+}
+
+}  // namespace
+
 int CompareValues(const Value& l, const Value& r) {
   auto sign = [](auto a, auto b) { return a < b ? -1 : (a > b ? 1 : 0); };
+  if (IsArray(l.type)) {
+    const ArrayValue& a = l.AsArray();
+    const ArrayValue& b = r.AsArray();
+    if (int c = CompareElements(a.elements, b.elements); c != 0 || a.elements.empty()) return c;
+    return sign(a.lower_bound, b.lower_bound);
+  }
+  if (l.type == TypeId::kRecord) return CompareElements(l.AsRecord().fields, r.AsRecord().fields);
   switch (l.type) {
     case TypeId::kBool:
       return sign(l.AsBool(), r.AsBool());
@@ -146,6 +170,8 @@ int CompareValues(const Value& l, const Value& r) {
     case TypeId::kOid:
     case TypeId::kRegclass:
     case TypeId::kRegtype:
+    case TypeId::kRegproc:
+    case TypeId::kRegnamespace:
       return sign(l.AsInt(), r.AsInt());
     case TypeId::kFloat4:
     case TypeId::kFloat8: {

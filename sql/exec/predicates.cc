@@ -11,6 +11,10 @@ std::expected<Value, Error> CallBuiltin(const BoundExpr& e, std::span<const Valu
       if (v.IsNull()) return Value::Null(e.type);
     }
   }
+  if (e.builtin->eval == nullptr) {
+    // The binder lets set-returning calls only where a ProjectSet or function scan runs them.
+    return std::unexpected(MakeError("0A000", "set-valued function called in context that cannot accept a set"));
+  }
   return e.builtin->eval(args, e, ctx);
 }
 

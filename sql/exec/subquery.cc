@@ -1,5 +1,5 @@
-// Subquery expressions: scalar, EXISTS and IN, each running its plan per evaluation with the
-// current row pushed as the outer row its correlated references read.
+// Subquery expressions: scalar, EXISTS, IN and ARRAY(...), each running its plan per evaluation
+// with the current row pushed as the outer row its correlated references read.
 #include <fmt/format.h>
 
 #include "sql/exec/evaluate.h"
@@ -46,6 +46,16 @@ std::expected<Value, Error> EvalSubquery(const BoundExpr& e, ExecContext& ctx) {
       auto more = (*cursor)->Next(row);
       if (!more) return std::unexpected(more.error());
       return Value::Bool(*more);
+    }
+    case BoundKind::kArraySubquery: {
+      ArrayValue array;
+      while (true) {
+        auto more = (*cursor)->Next(row);
+        if (!more) return std::unexpected(more.error());
+        if (!*more) break;
+        array.elements.push_back(std::move(row[0]));
+      }
+      return Value::Array(e.type, std::move(array));
     }
     case BoundKind::kSubquery: {
       auto more = (*cursor)->Next(row);

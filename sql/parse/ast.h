@@ -57,7 +57,15 @@ enum class ExprKind {
   kError,
   kDistinct,     // args[0] IS [NOT] DISTINCT FROM args[1]; negated for IS NOT DISTINCT FROM
   kBooleanTest,  // args[0] IS [NOT] TRUE|FALSE|UNKNOWN: text "true", "false" or "unknown"; negated
+  kArray,          // ARRAY[args...]
+  kArraySubquery,  // ARRAY(subquery)
+  kSubscript,      // args[0][args[1]]
+  kFieldSelect,    // (args[0]).text
+  kAnyAll,         // args[0] <text> ANY (args[1]), or ALL when `all`: an operator over an array's elements
 };
+
+// OVER (PARTITION BY ... ORDER BY ... [frame]) of a window function call.
+struct WindowSpec;
 
 struct Expr {
   ExprKind kind;
@@ -76,6 +84,10 @@ struct Expr {
   bool case_insensitive = false;  // kLike
   bool agg_star = false;          // kFunction: count(*)
   bool distinct = false;          // kFunction: count(DISTINCT x)
+  bool all = false;               // kAnyAll: ALL rather than ANY
+  // kFunction: names holds the schema when the name was qualified by another than pg_catalog
+  // (information_schema); `over` is set for a window function call.
+  std::unique_ptr<WindowSpec> over;
   std::vector<ExprPtr> args;
   std::unique_ptr<SelectStmt> subquery;  // kExists, kSubquery, kInSubquery
   std::optional<Error> error;            // kError
@@ -97,14 +109,15 @@ struct SelectTarget {
 struct TableRef;
 using TableRefPtr = std::unique_ptr<TableRef>;
 
-// An item of FROM: a relation, a subquery, or a join of two items.
+// An item of FROM: a relation, a subquery, a function call, or a join of two items.
 struct TableRef {
-  enum class Kind { kRelation, kSubquery, kJoin };
+  enum class Kind { kRelation, kSubquery, kFunction, kJoin };
   enum class JoinType { kInner, kLeft, kCross };
   Kind kind = Kind::kRelation;
   int location = -1;
   QualifiedName relation;                 // kRelation
   std::unique_ptr<SelectStmt> subquery;   // kSubquery
+  ExprPtr function;                       // kFunction: the call (a kFunction Expr)
   std::string alias;                      // empty when none
   std::vector<std::string> column_aliases;
   JoinType join_type = JoinType::kInner;  // kJoin: left JOIN right ON on | USING (using_columns)
@@ -119,6 +132,19 @@ struct OrderItem {
   ExprPtr expr;  // an integer literal is an output column position, as in PostgreSQL
   bool descending = false;
   Nulls nulls = Nulls::kDefault;
+};
+
+struct WindowSpec {
+  // The frame: RANGE (peers of the current row count as one) or ROWS, from UNBOUNDED PRECEDING
+  // or CURRENT ROW to CURRENT ROW or UNBOUNDED FOLLOWING. The default frame is RANGE from
+  // UNBOUNDED PRECEDING to CURRENT ROW (the whole partition when there is no ORDER BY).
+  enum class Bound { kUnboundedPreceding, kCurrentRow, kUnboundedFollowing };
+  std::vector<ExprPtr> partition_by;
+  std::vector<OrderItem> order_by;
+  bool rows = false;
+  Bound start = Bound::kUnboundedPreceding;
+  Bound end = Bound::kCurrentRow;
+  int location = -1;
 };
 
 struct LockingClause {

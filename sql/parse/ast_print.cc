@@ -54,6 +54,8 @@ std::string From(const TableRef& ref) {
       return Name(ref.relation) + Alias(ref.alias, ref.column_aliases);
     case TableRef::Kind::kSubquery:
       return "(" + ToString(*ref.subquery) + ")" + Alias(ref.alias, ref.column_aliases);
+    case TableRef::Kind::kFunction:
+      return ToString(*ref.function) + Alias(ref.alias, ref.column_aliases);
     case TableRef::Kind::kJoin: {
       std::string type = ref.join_type == TableRef::JoinType::kLeft    ? " LEFT JOIN "
                          : ref.join_type == TableRef::JoinType::kCross ? " CROSS JOIN "
@@ -65,6 +67,23 @@ std::string From(const TableRef& ref) {
     }
   }
   return "";
+}
+
+std::string OrderItems(const std::vector<OrderItem>& items) {
+  return Join(items, [](const OrderItem& o) { return ToString(*o.expr) + (o.descending ? " DESC" : "") + Nulls(o.nulls); });
+}
+
+std::string Window(const WindowSpec& w) {
+  static constexpr std::string_view kBound[] = {"UNBOUNDED PRECEDING", "CURRENT ROW", "UNBOUNDED FOLLOWING"};
+  std::string out;
+  if (!w.partition_by.empty()) out += "PARTITION BY " + Exprs(w.partition_by);
+  if (!w.order_by.empty()) out += std::string(out.empty() ? "" : " ") + "ORDER BY " + OrderItems(w.order_by);
+  bool default_frame = !w.rows && w.start == WindowSpec::Bound::kUnboundedPreceding && w.end == WindowSpec::Bound::kCurrentRow;
+  if (!default_frame) {
+    out += fmt::format("{}{} BETWEEN {} AND {}", out.empty() ? "" : " ", w.rows ? "ROWS" : "RANGE",
+                       kBound[static_cast<int>(w.start)], kBound[static_cast<int>(w.end)]);
+  }
+  return out;
 }
 
 std::string Locking(const LockingClause& lock) {
@@ -291,7 +310,9 @@ std::string ToString(const Expr& e) {
     case ExprKind::kNullIf:
       return "nullif(" + Exprs(e.args) + ")";
     case ExprKind::kFunction:
-      return e.text + "(" + (e.agg_star ? "*" : std::string(e.distinct ? "DISTINCT " : "") + Exprs(e.args)) + ")";
+      return (e.names.empty() ? "" : e.names[0] + ".") + e.text + "(" +
+             (e.agg_star ? "*" : std::string(e.distinct ? "DISTINCT " : "") + Exprs(e.args)) + ")" +
+             (e.over ? " OVER (" + Window(*e.over) + ")" : "");
     case ExprKind::kInList:
       return "(" + ToString(*e.args[0]) + (e.negated ? " NOT IN (" : " IN (") + Exprs(e.args, 1) + "))";
     case ExprKind::kBetween:
@@ -312,6 +333,16 @@ std::string ToString(const Expr& e) {
       return fmt::format("({} IS {}DISTINCT FROM {})", ToString(*e.args[0]), e.negated ? "NOT " : "", ToString(*e.args[1]));
     case ExprKind::kBooleanTest:
       return fmt::format("({} IS {}{})", ToString(*e.args[0]), e.negated ? "NOT " : "", e.text);
+    case ExprKind::kArray:
+      return "ARRAY[" + Exprs(e.args) + "]";
+    case ExprKind::kArraySubquery:
+      return "ARRAY(" + ToString(*e.subquery) + ")";
+    case ExprKind::kSubscript:
+      return ToString(*e.args[0]) + "[" + ToString(*e.args[1]) + "]";
+    case ExprKind::kFieldSelect:
+      return "(" + ToString(*e.args[0]) + ")." + e.text;
+    case ExprKind::kAnyAll:
+      return fmt::format("({} {} {}({}))", ToString(*e.args[0]), e.text, e.all ? "ALL" : "ANY", ToString(*e.args[1]));
   }
   return "?";
 }
@@ -337,11 +368,7 @@ std::string ToString(const SelectStmt& s) {
     if (!s.group_by.empty()) out += " GROUP BY " + Exprs(s.group_by);
     if (s.having) out += " HAVING " + ToString(*s.having);
   }
-  if (!s.order_by.empty()) {
-    out += " ORDER BY " + Join(s.order_by, [](const OrderItem& o) {
-      return ToString(*o.expr) + (o.descending ? " DESC" : "") + Nulls(o.nulls);
-    });
-  }
+  if (!s.order_by.empty()) out += " ORDER BY " + OrderItems(s.order_by);
   if (s.limit) out += " LIMIT " + ToString(*s.limit);
   if (s.offset) out += " OFFSET " + ToString(*s.offset);
   for (const LockingClause& lock : s.locking) out += " " + Locking(lock);

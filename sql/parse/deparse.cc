@@ -25,6 +25,10 @@ std::string_view ConstTypeName(TypeId type) {
   return type == TypeId::kBpchar ? std::string_view("bpchar") : Info(type).sql_name;
 }
 
+// What a node is, for the parentheses pretty mode gives it as an operand (isSimpleNode):
+// constants, columns, calls and casts need none.
+enum class Shape { kSimple, kOperator, kAnd, kOr, kNot, kNullTest, kOther };
+
 // One analysed node: its text, its type (nullopt: unknown to this analysis) and, for an
 // undecorated string literal, the literal (its type comes from the context).
 struct Node {
@@ -35,7 +39,50 @@ struct Node {
   std::optional<TypeId> type;
   std::optional<std::string> unknown;  // a string literal not resolved yet
   std::optional<Value> constant;       // a literal's value (int, numeric, bool, resolved string)
+  Shape shape = Shape::kSimple;
+  std::string op;  // kOperator: a binary operator's symbol (empty for a prefix operator)
 };
+
+// A node of `shape`: pretty mode checks it against its parent.
+Node Shaped(Node n, Shape shape, std::string op = {}) {
+  n.shape = shape;
+  n.op = std::move(op);
+  return n;
+}
+
+// Whether `child` needs parentheses as an operand of `parent` (a binary operator `parent_op`,
+// `left` for its left operand) in pretty mode: ruleutils.c's isSimpleNode with
+// PRETTYFLAG_PAREN. Casts are Shape::kOperator-free parents of shape kSimple's own.
+bool NeedsParens(const Node& child, Shape parent, std::string_view parent_op, bool left) {
+  auto priority = [](std::string_view op) {  // 1: + -, 2: * / %, 0: any other operator
+    if (op == "+" || op == "-") return 1;
+    if (op == "*" || op == "/" || op == "%") return 2;
+    return 0;
+  };
+  bool bool_parent = parent == Shape::kAnd || parent == Shape::kOr || parent == Shape::kNot;
+  switch (child.shape) {
+    case Shape::kSimple:
+      return false;
+    case Shape::kOperator:
+      if (parent == Shape::kOperator) {
+        int mine = priority(child.op), theirs = priority(parent_op);
+        if (mine == 0 || theirs == 0) return true;
+        if (mine != theirs) return mine < theirs;
+        return !left;  // (a - b) - c, but a - (b - c)
+      }
+      return !bool_parent;
+    case Shape::kNullTest:
+      return !bool_parent;
+    case Shape::kAnd:
+    case Shape::kNot:
+      return parent != Shape::kAnd && parent != Shape::kOr;
+    case Shape::kOr:
+      return parent != Shape::kOr;
+    case Shape::kOther:
+      return true;
+  }
+  return true;
+}
 
 // The type an operator over `t` works in: varchar and name use text's operators.
 TypeId OperatorType(TypeId t) {
@@ -135,14 +182,15 @@ class Deparser {
       case ExprKind::kNot: {
         auto arg = Typed(*e.args[0], TypeId::kBool);
         if (!arg) return arg;
-        return Node{"(NOT " + arg->text + ")", TypeId::kBool};
+        return Shaped(Node{Own("NOT " + Sub(*arg, Shape::kNot)), TypeId::kBool}, Shape::kNot);
       }
       case ExprKind::kIsNull:
       case ExprKind::kIsNotNull: {
         auto arg = Analyse(*e.args[0]);
         if (!arg) return arg;
-        std::string text = arg->unknown ? Resolve(*arg, TypeId::kText) : arg->text;
-        return Node{"(" + text + (e.kind == ExprKind::kIsNull ? " IS NULL)" : " IS NOT NULL)"), TypeId::kBool};
+        std::string text = Sub(arg->unknown ? As(*arg, TypeId::kText) : *arg, Shape::kNullTest);
+        return Shaped(Node{Own(text + (e.kind == ExprKind::kIsNull ? " IS NULL" : " IS NOT NULL")), TypeId::kBool},
+                      Shape::kNullTest);
       }
       case ExprKind::kBetween:
         return Between(e);
@@ -150,6 +198,8 @@ class Deparser {
         return Like(e);
       case ExprKind::kInList:
         return InList(e);
+      case ExprKind::kAnyAll:
+        return AnyAll(e);
       case ExprKind::kCase:
         return Case(e);
       case ExprKind::kCoalesce:
@@ -171,15 +221,38 @@ class Deparser {
 
   // `n` shown as type `target`: a literal becomes a constant of it; another expression gets the
   // cast PostgreSQL's analysis adds (shown, as ruleutils shows implicit casts of operands).
-  std::string Resolve(const Node& n, TypeId target) {
+  std::string Resolve(const Node& n, TypeId target) { return As(n, target).text; }
+
+  // The same as a node: a cast or constant is simple, anything else keeps its shape.
+  Node As(const Node& n, TypeId target) {
+    auto simple = [&](std::string text) { return Node{std::move(text), target}; };
     if (n.unknown) {
       auto v = ParseText(target, *n.unknown, Text());
-      if (v) return ConstantText(*v, Text());
-      return Quote(*n.unknown) + "::" + std::string(ConstTypeName(target));
+      if (v) return simple(ConstantText(*v, Text()));
+      return simple(Quote(*n.unknown) + "::" + std::string(ConstTypeName(target)));
     }
-    if (n.text == "NULL") return "NULL::" + std::string(Info(target).sql_name);
-    if (!n.type || *n.type == target) return n.text;
-    return "(" + n.text + ")::" + std::string(Info(target).sql_name);
+    if (n.text == "NULL") return simple("NULL::" + std::string(Info(target).sql_name));
+    if (!n.type || *n.type == target) return n;
+    return CastNode(n, Info(target).sql_name, target);
+  }
+
+  // `n`'s text as an operand of `parent`: parenthesized where pretty mode needs it (the
+  // non-pretty text has its own parentheses already).
+  std::string Sub(const Node& n, Shape parent, std::string_view parent_op = {}, bool left = false) const {
+    return options_.pretty && NeedsParens(n, parent, parent_op, left) ? "(" + n.text + ")" : n.text;
+  }
+  // A node's own parentheses, which pretty mode leaves out.
+  std::string Own(const std::string& text) const { return options_.pretty ? text : "(" + text + ")"; }
+  // `n`::type: get_coercion_expression parenthesizes the argument unless pretty and simple.
+  // The cast is simple as an operand when its argument is, or when it is a function
+  // (FuncExpr: numeric conversions); a cast to or from a string type (RelabelType,
+  // CoerceViaIO) is as simple as its argument.
+  Node CastNode(const Node& n, std::string_view type, TypeId target) const {
+    bool paren = !options_.pretty || NeedsParens(n, Shape::kOther, {}, false);
+    Node cast{(paren ? "(" + n.text + ")" : n.text) + "::" + std::string(type), target};
+    bool via_string = IsString(target) || (n.type && IsString(*n.type));
+    if (options_.pretty && paren && via_string) cast.shape = Shape::kOther;
+    return cast;
   }
 
   const std::vector<std::string>& columns() const { return columns_; }
@@ -202,10 +275,10 @@ class Deparser {
   std::expected<Node, Error> Typed(const Expr& e, TypeId target) {
     auto n = Analyse(e);
     if (!n) return n;
-    n->text = Resolve(*n, target);
-    n->type = target;
-    n->unknown.reset();
-    return n;
+    Node typed = As(*n, target);
+    typed.type = target;
+    typed.unknown.reset();
+    return typed;
   }
 
   std::expected<Node, Error> Column(const Expr& e) {
@@ -252,13 +325,13 @@ class Deparser {
         type += fmt::format("({},{})", (m >> 16) & 0xffff, m & 0xffff);
       }
     }
-    std::string text = arg->unknown ? Quote(*arg->unknown) : arg->text;
-    if (arg->unknown || arg->constant) return Node{text + "::" + type, e.cast_type};
-    return Node{"(" + text + ")::" + type, e.cast_type};
+    if (arg->unknown) return Node{Quote(*arg->unknown) + "::" + type, e.cast_type};
+    if (arg->constant) return Node{arg->text + "::" + type, e.cast_type};
+    return CastNode(*arg, type, e.cast_type);
   }
 
   // Both operands resolved to the operator's input types; result type of the operator.
-  std::expected<std::pair<std::string, std::string>, Error> Operands(Node& l, Node& r, TypeId& lt, TypeId& rt) {
+  std::expected<std::pair<Node, Node>, Error> Operands(Node& l, Node& r, TypeId& lt, TypeId& rt) {
     if (l.unknown && r.unknown) {
       lt = rt = TypeId::kText;
     } else if (l.unknown || r.unknown) {
@@ -271,7 +344,7 @@ class Deparser {
       lt = l.type.value_or(r.type.value_or(TypeId::kText));
       rt = r.type.value_or(lt);
     }
-    return std::pair{Resolve(l, lt), Resolve(r, rt)};
+    return std::pair{As(l, lt), As(r, rt)};
   }
 
   std::expected<Node, Error> Operator(const Expr& e) {
@@ -280,7 +353,7 @@ class Deparser {
       auto arg = Analyse(*e.args[0]);
       if (!arg) return arg;
       TypeId t = arg->type.value_or(TypeId::kInt4);
-      return Node{"(" + op + " " + Resolve(*arg, t) + ")", t};
+      return Shaped(Node{Own(op + " " + Sub(As(*arg, t), Shape::kOperator)), t}, Shape::kOperator);
     }
     auto l = Analyse(*e.args[0]);
     if (!l) return l;
@@ -289,11 +362,12 @@ class Deparser {
     TypeId lt, rt;
     if (op == "||") {
       lt = rt = TypeId::kText;
-      return Node{"(" + Resolve(*l, lt) + " || " + Resolve(*r, rt) + ")", TypeId::kText};
+      return Shaped(Node{Binary(As(*l, lt), "||", As(*r, rt)), TypeId::kText}, Shape::kOperator, "||");
     }
     auto texts = Operands(*l, *r, lt, rt);
     if (!texts) return std::unexpected(texts.error());
-    bool comparison = op == "=" || op == "<>" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=";
+    bool comparison = op == "=" || op == "<>" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=" ||
+                      op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*";  // LIKE as stored
     std::optional<TypeId> result;
     if (comparison) {
       result = TypeId::kBool;
@@ -303,17 +377,23 @@ class Deparser {
       result = lt;
     }
     std::string shown = op == "!=" ? "<>" : op;
-    return Node{"(" + texts->first + " " + shown + " " + texts->second + ")", result};
+    return Shaped(Node{Binary(texts->first, shown, texts->second), result}, Shape::kOperator, shown);
   }
 
   std::expected<Node, Error> Bool(const Expr& e, std::string_view sep) {
-    std::string text = "(";
+    Shape shape = sep == " AND " ? Shape::kAnd : Shape::kOr;
+    std::string text;
     for (size_t i = 0; i < e.args.size(); ++i) {
       auto arg = Typed(*e.args[i], TypeId::kBool);
       if (!arg) return arg;
-      text += (i ? std::string(sep) : "") + arg->text;
+      text += (i ? std::string(sep) : "") + Sub(*arg, shape);
     }
-    return Node{text + ")", TypeId::kBool};
+    return Shaped(Node{Own(text), TypeId::kBool}, shape);
+  }
+
+  // l op r, each operand parenthesized as its shape needs.
+  std::string Binary(const Node& l, std::string_view op, const Node& r) const {
+    return Own(Sub(l, Shape::kOperator, op, true) + " " + std::string(op) + " " + Sub(r, Shape::kOperator, op, false));
   }
 
   // x BETWEEN a AND b is (x >= a AND x <= b); NOT BETWEEN is (x < a OR x > b); SYMMETRIC ORs
@@ -331,16 +411,19 @@ class Deparser {
         auto texts = Operands(*x, *b, lt, rt);
         if (!texts) return std::unexpected(texts.error());
         std::string_view op = e.negated ? (i == 0 ? "<" : ">") : (i == 0 ? ">=" : "<=");
-        parts[i] = "(" + texts->first + " " + std::string(op) + " " + texts->second + ")";
+        parts[i] = Binary(texts->first, op, texts->second);  // a comparison under AND/OR: no parentheses
       }
-      return "(" + parts[0] + (e.negated ? " OR " : " AND ") + parts[1] + ")";
+      return Own(parts[0] + (e.negated ? " OR " : " AND ") + parts[1]);
     };
+    Shape inner = e.negated ? Shape::kOr : Shape::kAnd;
     auto first = pair(1, 2);
     if (!first) return std::unexpected(first.error());
-    if (!e.symmetric) return Node{*first, TypeId::kBool};
+    if (!e.symmetric) return Shaped(Node{*first, TypeId::kBool}, inner);
     auto second = pair(2, 1);
     if (!second) return std::unexpected(second.error());
-    return Node{"(" + *first + (e.negated ? " AND " : " OR ") + *second + ")", TypeId::kBool};
+    Shape outer = e.negated ? Shape::kAnd : Shape::kOr;
+    Node a = Shaped(Node{*first, TypeId::kBool}, inner), b = Shaped(Node{*second, TypeId::kBool}, inner);
+    return Shaped(Node{Own(Sub(a, outer) + (e.negated ? " AND " : " OR ") + Sub(b, outer)), TypeId::kBool}, outer);
   }
 
   std::expected<Node, Error> Like(const Expr& e) {
@@ -350,29 +433,49 @@ class Deparser {
     if (!r) return r;
     TypeId t = l->type && *l->type == TypeId::kBpchar ? TypeId::kBpchar : TypeId::kText;
     std::string op = std::string(e.negated ? "!" : "") + (e.case_insensitive ? "~~*" : "~~");
-    return Node{"(" + Resolve(*l, t) + " " + op + " " + Resolve(*r, TypeId::kText) + ")", TypeId::kBool};
+    return Shaped(Node{Binary(As(*l, t), op, As(*r, TypeId::kText)), TypeId::kBool}, Shape::kOperator, op);
   }
 
   // x IN (a, b) is x = ANY (ARRAY[a, b]) when the list has one type (transformAExprIn).
   std::expected<Node, Error> InList(const Expr& e) {
-    auto x = Analyse(*e.args[0]);
+    std::vector<const Expr*> items;
+    for (size_t i = 1; i < e.args.size(); ++i) items.push_back(e.args[i].get());
+    return ArrayCompare(*e.args[0], items, e.negated ? "<>" : "=", e.negated, items.size() == 1);
+  }
+
+  // x op ANY|ALL (ARRAY[...]), the form the stored text of an IN list has (read back by
+  // PrettyCheck); other arrays are not modelled here.
+  std::expected<Node, Error> AnyAll(const Expr& e) {
+    if (e.args[1]->kind != ExprKind::kArray || e.args[1]->args.empty()) {
+      return std::unexpected(At("0A000", fmt::format("this expression is not supported yet in {}", ContextName()), e.location));
+    }
+    std::vector<const Expr*> items;
+    for (const ExprPtr& a : e.args[1]->args) items.push_back(a.get());
+    return ArrayCompare(*e.args[0], items, e.text, e.all, false);
+  }
+
+  // x op ANY/ALL (ARRAY[items]) with x and the items at their common type; `single`: the plain
+  // comparison x op item (a one-element IN list).
+  std::expected<Node, Error> ArrayCompare(const Expr& left, const std::vector<const Expr*>& exprs, std::string op,
+                                          bool all, bool single) {
+    auto x = Analyse(left);
     if (!x) return x;
     std::vector<Node> items;
     std::optional<TypeId> common = x->unknown ? std::nullopt : x->type;
-    for (size_t i = 1; i < e.args.size(); ++i) {
-      auto item = Analyse(*e.args[i]);
+    for (const Expr* i : exprs) {
+      auto item = Analyse(*i);
       if (!item) return item;
       if (!common && item->type) common = item->type;
       if (common && item->type && *item->type != *common) common = OperandTypes(*common, *item->type).first;
       items.push_back(std::move(*item));
     }
     TypeId t = OperatorType(common.value_or(TypeId::kText));
-    if (items.size() == 1) {  // a one-element list is the plain comparison
-      return Node{"(" + Resolve(*x, t) + (e.negated ? " <> " : " = ") + Resolve(items[0], t) + ")", TypeId::kBool};
-    }
+    if (single) return Shaped(Node{Binary(As(*x, t), op, As(items[0], t)), TypeId::kBool}, Shape::kOperator, op);
     std::string array = "ARRAY[";
     for (size_t i = 0; i < items.size(); ++i) array += (i ? ", " : "") + Resolve(items[i], t);
-    return Node{"(" + Resolve(*x, t) + (e.negated ? " <> ALL (" : " = ANY (") + array + "]))", TypeId::kBool};
+    // ScalarArrayOpExpr: an operand that is not simple keeps its parentheses in pretty mode.
+    std::string shown = Sub(As(*x, t), Shape::kOther);
+    return Shaped(Node{Own(shown + " " + op + (all ? " ALL (" : " ANY (") + array + "])"), TypeId::kBool}, Shape::kOther);
   }
 
   // get_rule_expr's CASE with PRETTYFLAG_INDENT, as pg_get_constraintdef and pg_get_expr use.
@@ -395,7 +498,7 @@ class Deparser {
         TypeId lt, rt;
         auto texts = Operands(op_copy, *when, lt, rt);
         if (!texts) return std::unexpected(texts.error());
-        when_text = texts->second;
+        when_text = texts->second.text;
       }
       auto then = Analyse(*e.args[i + 1]);
       if (!then) return then;
@@ -529,6 +632,24 @@ std::expected<Deparsed, Error> Deparse(const Expr& e, const DeparseOptions& opti
   out.is_volatile = d.is_volatile();
   out.sequences = d.sequences();
   return out;
+}
+
+std::optional<std::string> PrettyCheck(std::string_view stored,
+                                       const std::function<std::optional<TypeId>(std::string_view)>& column_type,
+                                       const TextOptions& text) {
+  std::string sql = "SELECT " + std::string(stored);
+  auto parsed = Parse(sql);
+  if (!parsed || parsed->size() != 1) return std::nullopt;
+  const auto* select = std::get_if<SelectStmt>(&parsed->front().node);
+  if (select == nullptr || select->targets.size() != 1) return std::nullopt;
+  DeparseOptions options;
+  options.column_type = column_type;
+  options.source = sql;
+  options.text = &text;
+  options.pretty = true;
+  auto d = Deparse(*select->targets[0].expr, options);
+  if (!d) return std::nullopt;
+  return std::move(d->text);
 }
 
 }  // namespace farmdb::sql

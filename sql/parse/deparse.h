@@ -35,6 +35,10 @@ struct DeparseOptions {
   std::function<std::optional<TypeId>(std::string_view column)> column_type;
   std::string_view source;  // the statement text, for error positions
   const TextOptions* text = nullptr;  // how literals of typed constants are read and printed
+  // pg_get_constraintdef(oid, true)'s PRETTYFLAG_PAREN: no parentheses of a node's own, and a
+  // child's only where ruleutils' isSimpleNode says its parent needs them (`a > 0 AND b`,
+  // `(a + b) * c`, `n::text`). Off: the stored form, every operator parenthesized.
+  bool pretty = false;
 };
 
 struct Deparsed {
@@ -51,6 +55,13 @@ struct Deparsed {
 // subquery in check constraint") and column references in DEFAULT, 42804 a CHECK that is not
 // boolean, 42P02 parameters, and the kError node's own error.
 std::expected<Deparsed, Error> Deparse(const Expr& e, const DeparseOptions& options);
+
+// pg_get_constraintdef(oid, true)'s body of a CHECK whose stored (non-pretty) text is `stored`:
+// the text parsed and deparsed again in pretty mode; nullopt if that fails (the caller shows
+// the stored text).
+std::optional<std::string> PrettyCheck(std::string_view stored,
+                                       const std::function<std::optional<TypeId>(std::string_view)>& column_type,
+                                       const TextOptions& text);
 
 // A constant of `type` as get_const_expr prints it with showtype 0: non-negative int4 and
 // decimal numerics bare, booleans as true/false, anything else 'text'::type.

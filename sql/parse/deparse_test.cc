@@ -16,6 +16,11 @@ const std::map<std::string, TypeId, std::less<>> kColumns = {
     {"p", TypeId::kBool},    {"ch", TypeId::kBpchar}, {"Mixed", TypeId::kInt4},
 };
 
+std::optional<TypeId> ColumnType(std::string_view name) {
+  auto it = kColumns.find(name);
+  return it == kColumns.end() ? std::nullopt : std::optional<TypeId>(it->second);
+}
+
 std::expected<Deparsed, Error> DeparseText(std::string_view expr, DeparseOptions::Context context) {
   static const TextOptions text;
   std::string sql = "SELECT " + std::string(expr);
@@ -24,10 +29,7 @@ std::expected<Deparsed, Error> DeparseText(std::string_view expr, DeparseOptions
   const auto& select = std::get<SelectStmt>(parsed->front().node);
   DeparseOptions options;
   options.context = context;
-  options.column_type = [](std::string_view name) -> std::optional<TypeId> {
-    auto it = kColumns.find(name);
-    return it == kColumns.end() ? std::nullopt : std::optional<TypeId>(it->second);
-  };
+  options.column_type = ColumnType;
   options.source = sql;
   options.text = &text;
   return Deparse(*select.targets[0].expr, options);
@@ -74,6 +76,55 @@ TEST(DeparseTest, CheckConstraintsAsPostgresPrintsThem) {
   EXPECT_EQ(Check("p"), "p");
   EXPECT_EQ(Check("not p and a > -5"), "((NOT p) AND (a > '-5'::integer))");
   EXPECT_EQ(Check("\"Mixed\" > 0"), "(\"Mixed\" > 0)");
+}
+
+// pg_get_constraintdef(oid, true) of the same constraints: the stored text deparsed again in
+// pretty mode (PostgreSQL 15.18's output).
+std::string Pretty(std::string_view expr) {
+  static const TextOptions text;
+  auto stored = DeparseText(expr, DeparseOptions::Context::kCheck);
+  if (!stored) return "error: " + stored.error().message;
+  auto pretty = PrettyCheck(stored->text, ColumnType, text);
+  return pretty ? *pretty : "no pretty form";
+}
+
+TEST(DeparseTest, PrettyChecksAsPostgresPrintsThem) {
+  EXPECT_EQ(Pretty("a > 0"), "a > 0");
+  EXPECT_EQ(Pretty("b <> ''"), "b <> ''::text");
+  EXPECT_EQ(Pretty("c >= 1.5 and c < 100"), "c >= 1.5 AND c < 100::numeric");
+  EXPECT_EQ(Pretty("a is not null or b is null"), "a IS NOT NULL OR b IS NULL");
+  EXPECT_EQ(Pretty("b in ('a','b')"), "b = ANY (ARRAY['a'::text, 'b'::text])");
+  EXPECT_EQ(Pretty("a in (1, 2)"), "a = ANY (ARRAY[1, 2])");
+  EXPECT_EQ(Pretty("b not in ('a')"), "b <> 'a'::text");
+  EXPECT_EQ(Pretty("length(n) > 2"), "length(n::text) > 2");
+  EXPECT_EQ(Pretty("a between 1 and 10"), "a >= 1 AND a <= 10");
+  EXPECT_EQ(Pretty("a not between 1 and 2"), "a < 1 OR a > 2");
+  EXPECT_EQ(Pretty("a between symmetric 1 and 2"), "a >= 1 AND a <= 2 OR a >= 2 AND a <= 1");
+  EXPECT_EQ(Pretty("b like 'a%'"), "b ~~ 'a%'::text");
+  EXPECT_EQ(Pretty("b not like 'x%' and b ilike 'y'"), "b !~~ 'x%'::text AND b ~~* 'y'::text");
+  EXPECT_EQ(Pretty("-a < 5 and a % 2 = 0"), "(- a) < 5 AND (a % 2) = 0");
+  EXPECT_EQ(Pretty("a::text <> '3'"), "a::text <> '3'::text");
+  EXPECT_EQ(Pretty("coalesce(a, 0) >= 0"), "COALESCE(a, 0) >= 0");
+  EXPECT_EQ(Pretty("a < 1000 or b is null"), "a < 1000 OR b IS NULL");
+  EXPECT_EQ(Pretty("n <> 'x'"), "n::text <> 'x'::text");
+  EXPECT_EQ(Pretty("ch = 'y'"), "ch = 'y'::bpchar");
+  EXPECT_EQ(Pretty("e > 5 and e < a::int8"), "e > 5 AND e < a::bigint");
+  EXPECT_EQ(Pretty("f > 1 and f < 2.5"), "f > 1::double precision AND f < 2.5::double precision");
+  EXPECT_EQ(Pretty("j > '2020-01-01'"), "j > '2020-01-01'::date");
+  EXPECT_EQ(Pretty("l > 1"), "l > 1");
+  EXPECT_EQ(Pretty("b || 'x' <> 'y'"), "(b || 'x'::text) <> 'y'::text");
+  EXPECT_EQ(Pretty("a::text <> '1' and a::numeric(4,1) > 2"), "a::text <> '1'::text AND a::numeric(4,1) > 2::numeric");
+  EXPECT_EQ(Pretty("p"), "p");
+  EXPECT_EQ(Pretty("not p and a > -5"), "NOT p AND a > '-5'::integer");
+  EXPECT_EQ(Pretty("\"Mixed\" > 0"), "\"Mixed\" > 0");
+  EXPECT_EQ(Pretty("(a + 1) * 2 > a - (a - 1)"), "((a + 1) * 2) > (a - (a - 1))");
+  EXPECT_EQ(Pretty("a * 2 + 1 > 0"), "(a * 2 + 1) > 0");
+  EXPECT_EQ(Pretty("a - 1 - 1 > 0"), "(a - 1 - 1) > 0");
+  EXPECT_EQ(Pretty("(a > 0) = p"), "(a > 0) = p");
+  EXPECT_EQ(Pretty("not (a > 0 and p)"), "NOT (a > 0 AND p)");
+  EXPECT_EQ(Pretty("(a > 0 or p) and (a < 5 or not p)"), "(a > 0 OR p) AND (a < 5 OR NOT p)");
+  EXPECT_EQ(Pretty("(a + 1)::text <> ''"), "((a + 1)::text) <> ''::text");
+  EXPECT_EQ(Pretty("(a > 0) is null"), "(a > 0) IS NULL");
 }
 
 TEST(DeparseTest, DefaultsAsPostgresPrintsThem) {

@@ -220,6 +220,23 @@ TEST(ParseTest, Expressions) {
   });
 }
 
+TEST(ParseTest, ArraysWindowsAndFunctionsInFrom) {
+  ExpectPrinted({
+      {"SELECT a[1], b[i + 1][2], (f(x)).n, (t.r).x, ARRAY[1, 2], ARRAY(SELECT 1)",
+       "SELECT a[1] AS a, b[(i + 1)][2] AS b, (f(x)).n AS n, (t.r).x AS x, ARRAY[1, 2] AS array, "
+       "ARRAY(SELECT 1 AS ?column?) AS array"},
+      {"SELECT a = ANY(b), a <> ALL('{1}'), x::int2[], y::_int4, z::pg_catalog.int2[]",
+       "SELECT (a = ANY(b)) AS ?column?, (a <> ALL('{1}')) AS ?column?, (x)::_int2 AS x, (y)::_int4 AS y, "
+       "(z)::_int2 AS z"},
+      {"SELECT row_number() OVER (PARTITION BY a, b ORDER BY c DESC NULLS LAST), count(*) OVER ()",
+       "SELECT row_number() OVER (PARTITION BY a, b ORDER BY c DESC NULLS LAST) AS row_number, count(*) OVER () AS count"},
+      {"SELECT sum(x) OVER (ORDER BY y ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)",
+       "SELECT sum(x) OVER (ORDER BY y ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS sum"},
+      {"SELECT * FROM generate_series(1, 3) AS s(r), information_schema._pg_expandarray(k) e",
+       "SELECT * FROM generate_series(1, 3) AS s(r), information_schema._pg_expandarray(k) AS e"},
+  });
+}
+
 TEST(ParseTest, ExplainAndTransactions) {
   ExpectPrinted({
       {"EXPLAIN SELECT 1", "EXPLAIN SELECT 1 AS ?column?"},
@@ -277,9 +294,13 @@ TEST(ParseTest, Refusals) {
     int position;
   };
   const RefusalCase cases[] = {
-      {"SELECT sum(a) OVER ()", "0A000", "window functions is not supported yet", 8},
+      {"SELECT sum(1) OVER w", "0A000", "named windows is not supported yet", 20},
+      {"SELECT sum(a) OVER (ROWS 2 PRECEDING)", "0A000", "window frame offsets is not supported yet", 20},
+      {"SELECT sum(a) OVER (GROUPS UNBOUNDED PRECEDING)", "0A000", "GROUPS frames is not supported yet", 20},
+      {"SELECT ARRAY[[1], [2]]", "0A000", "multidimensional arrays is not supported yet", 14},
+      {"SELECT (ARRAY[1])[1:2]", "0A000", "array slices is not supported yet", 9},
+      {"SELECT (upper('a')).*", "0A000", "field expansion (.*) is not supported yet", 9},
       {"SELECT CURRENT_TIME", "0A000", "this SQL value function is not supported yet", 8},
-      {"SELECT ARRAY[1]", "0A000", "ARRAY[...] is not supported yet", 8},
       {"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a)", "0A000", "WITHIN GROUP is not supported yet", 8},
       {"SELECT count(*) FILTER (WHERE a)", "0A000", "FILTER is not supported yet", 8},
       {"SELECT * FROM t, LATERAL (SELECT 1) s", "0A000", "LATERAL is not supported yet", 0},
@@ -291,7 +312,8 @@ TEST(ParseTest, Refusals) {
       {"SELECT DISTINCT ON (a) a FROM t", "0A000", "SELECT DISTINCT ON is not supported yet", 0},
       {"SELECT a = ANY (SELECT 1)", "0A000", "ANY (subquery) is not supported yet", 10},
       {"SELECT a SIMILAR TO 'x'", "0A000", "SIMILAR TO is not supported yet", 10},
-      {"SELECT * FROM generate_series(1, 3)", "0A000", "functions in FROM is not supported yet", 0},
+      {"SELECT * FROM generate_series(1, 3) WITH ORDINALITY", "0A000", "WITH ORDINALITY is not supported yet", 0},
+      {"SELECT * FROM unnest(a) AS u(x int)", "0A000", "column definition lists is not supported yet", 0},
       {"CREATE TEMP TABLE t (a int)", "0A000", "CREATE TEMPORARY TABLE is not supported yet", 19},
       {"CREATE TABLE t (a int[])", "0A000", "array types is not supported yet", 19},
       {"CREATE TABLE t (a int GENERATED ALWAYS AS IDENTITY)", "0A000", "identity columns is not supported yet", 23},

@@ -72,12 +72,25 @@ class Transformer {
   std::expected<ExprPtr, Error> TransformSqlValueFunction(const PgQuery__SQLValueFunction& node);
   std::expected<ExprPtr, Error> TransformList(ExprKind kind, PgQuery__Node** items, size_t n, int location);
   std::expected<ExprPtr, Error> TransformSubLink(const PgQuery__SubLink& node);
+  // transform_array.cc and transform_window.cc.
+  std::expected<ExprPtr, Error> TransformArrayExpr(const PgQuery__AArrayExpr& node);
+  std::expected<ExprPtr, Error> TransformIndirection(const PgQuery__AIndirection& node);
+  std::expected<ExprPtr, Error> TransformAnyAll(const PgQuery__AExpr& node);
+  std::expected<std::unique_ptr<WindowSpec>, Error> TransformWindowSpec(const PgQuery__WindowDef& def);
   std::expected<ExprPtr, Error> TransformColumnRef(const PgQuery__ColumnRef& ref);
   std::expected<std::vector<UpdateSet>, Error> TransformUpdateSet(PgQuery__Node** targets, size_t n);
 
   std::string_view source_;
   std::vector<Notice> warnings_;
 };
+
+// A node of `kind` at `location`; the caller fills in the rest.
+inline ExprPtr MakeExpr(ExprKind kind, int location) {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->location = location;
+  return e;
+}
 
 // Whether an optional string field of the parse tree was given.
 inline bool Given(const char* s) { return s != nullptr && *s != '\0'; }

@@ -10,13 +10,6 @@
 namespace farmdb::sql {
 namespace {
 
-ExprPtr Make(ExprKind kind, int location) {
-  auto e = std::make_unique<Expr>();
-  e->kind = kind;
-  e->location = location;
-  return e;
-}
-
 int FigureSubLinkName(const PgQuery__SubLink& link, std::string& name);
 
 // The SQL-standard value functions (CURRENT_DATE, ...) by the name FigureColname gives them,
@@ -94,6 +87,20 @@ int FigureName(const PgQuery__Node* node, std::string& name) {
     case PG_QUERY__NODE__NODE_MIN_MAX_EXPR:
       name = node->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
       return 2;
+    case PG_QUERY__NODE__NODE_A_ARRAY_EXPR:
+      name = "array";
+      return 2;
+    case PG_QUERY__NODE__NODE_A_INDIRECTION: {
+      // The last field name selected, if any; subscripts keep the base expression's name.
+      const PgQuery__AIndirection& ind = *node->a_indirection;
+      for (size_t i = ind.n_indirection; i-- > 0;) {
+        if (ind.indirection[i]->node_case == PG_QUERY__NODE__NODE_STRING) {
+          name = ind.indirection[i]->string->sval;
+          return 2;
+        }
+      }
+      return FigureName(ind.arg, name);
+    }
     case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
       name = SqlValueFunctionName(node->sqlvalue_function->op);
       return name.empty() ? 0 : 2;
@@ -139,10 +146,10 @@ std::string FigureColumnName(const PgQuery__Node* node) {
 }
 
 std::expected<ExprPtr, Error> Transformer::TransformConst(const PgQuery__AConst& node) {
-  if (node.isnull) return Make(ExprKind::kNull, node.location);
+  if (node.isnull) return MakeExpr(ExprKind::kNull, node.location);
   switch (node.val_case) {
     case PG_QUERY__A__CONST__VAL_IVAL: {
-      ExprPtr e = Make(ExprKind::kInteger, node.location);
+      ExprPtr e = MakeExpr(ExprKind::kInteger, node.location);
       e->int_value = node.ival->ival;
       return e;
     }
@@ -153,21 +160,21 @@ std::expected<ExprPtr, Error> Transformer::TransformConst(const PgQuery__AConst&
       int64_t v = 0;
       auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
       if (ec == std::errc() && ptr == text.data() + text.size()) {
-        ExprPtr e = Make(ExprKind::kInteger, node.location);
+        ExprPtr e = MakeExpr(ExprKind::kInteger, node.location);
         e->int_value = v;
         return e;
       }
-      ExprPtr e = Make(ExprKind::kNumeric, node.location);
+      ExprPtr e = MakeExpr(ExprKind::kNumeric, node.location);
       e->text = text;
       return e;
     }
     case PG_QUERY__A__CONST__VAL_BOOLVAL: {
-      ExprPtr e = Make(ExprKind::kBool, node.location);
+      ExprPtr e = MakeExpr(ExprKind::kBool, node.location);
       e->bool_value = node.boolval->boolval;
       return e;
     }
     case PG_QUERY__A__CONST__VAL_SVAL: {
-      ExprPtr e = Make(ExprKind::kString, node.location);
+      ExprPtr e = MakeExpr(ExprKind::kString, node.location);
       e->text = node.sval->sval;
       return e;
     }
@@ -177,7 +184,7 @@ std::expected<ExprPtr, Error> Transformer::TransformConst(const PgQuery__AConst&
 }
 
 std::expected<ExprPtr, Error> Transformer::TransformList(ExprKind kind, PgQuery__Node** items, size_t n, int location) {
-  ExprPtr e = Make(kind, location);
+  ExprPtr e = MakeExpr(kind, location);
   for (size_t i = 0; i < n; ++i) {
     auto arg = TransformExpr(*items[i]);
     if (!arg) return std::unexpected(arg.error());
@@ -190,7 +197,7 @@ std::expected<ExprPtr, Error> Transformer::TransformAExpr(const PgQuery__AExpr& 
   PgQuery__Node* operands[2] = {node.lexpr, node.rexpr};
   switch (node.kind) {
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP: {
-      ExprPtr e = Make(ExprKind::kOperator, node.location);
+      ExprPtr e = MakeExpr(ExprKind::kOperator, node.location);
       e->text = LastName(node.name, node.n_name);
       for (PgQuery__Node* operand : operands) {
         if (operand == nullptr) continue;
@@ -209,7 +216,7 @@ std::expected<ExprPtr, Error> Transformer::TransformAExpr(const PgQuery__AExpr& 
     case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN_SYM: {
       // rexpr is the list: IN's items, BETWEEN's two bounds.
       bool in = node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_IN;
-      ExprPtr e = Make(in ? ExprKind::kInList : ExprKind::kBetween, node.location);
+      ExprPtr e = MakeExpr(in ? ExprKind::kInList : ExprKind::kBetween, node.location);
       e->negated = in ? LastName(node.name, node.n_name) == "<>"
                       : node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN ||
                             node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN_SYM;
@@ -243,14 +250,13 @@ std::expected<ExprPtr, Error> Transformer::TransformAExpr(const PgQuery__AExpr& 
     }
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ANY:
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ALL:
-      return std::unexpected(NotSupported("ANY/ALL (array)", node.location));
+      return TransformAnyAll(node);
     default:
       return std::unexpected(NotSupported("this operator form", node.location));
   }
 }
 
 std::expected<ExprPtr, Error> Transformer::TransformFuncCall(const PgQuery__FuncCall& node) {
-  if (node.over != nullptr) return std::unexpected(NotSupported("window functions", node.location));
   if (node.agg_within_group) return std::unexpected(NotSupported("WITHIN GROUP", node.location));
   if (node.n_agg_order > 0) return std::unexpected(NotSupported("ORDER BY in aggregate calls", node.location));
   if (node.agg_filter != nullptr) return std::unexpected(NotSupported("FILTER", node.location));
@@ -260,9 +266,19 @@ std::expected<ExprPtr, Error> Transformer::TransformFuncCall(const PgQuery__Func
   (*e)->agg_star = node.agg_star;
   (*e)->distinct = node.agg_distinct;
   (*e)->text = AsciiLower(LastName(node.funcname, node.n_funcname));
-  if (node.n_funcname == 2 && AsciiLower(node.funcname[0]->string->sval) != "pg_catalog") {
-    return std::unexpected(ErrorAt("3F000", fmt::format("schema \"{}\" does not exist", node.funcname[0]->string->sval),
-                                   node.location));
+  if (node.n_funcname == 2) {
+    // Built-in functions live in pg_catalog, a few in information_schema (_pg_expandarray).
+    std::string schema = AsciiLower(node.funcname[0]->string->sval);
+    if (schema != "pg_catalog" && schema != "information_schema") {
+      return std::unexpected(ErrorAt("3F000", fmt::format("schema \"{}\" does not exist", node.funcname[0]->string->sval),
+                                     node.location));
+    }
+    if (schema != "pg_catalog") (*e)->names.push_back(std::move(schema));
+  }
+  if (node.over != nullptr) {
+    auto over = TransformWindowSpec(*node.over);
+    if (!over) return std::unexpected(over.error());
+    (*e)->over = std::move(*over);
   }
   return e;
 }
@@ -279,7 +295,7 @@ std::expected<ExprPtr, Error> Transformer::TransformCollate(const PgQuery__Colla
 }
 
 std::expected<ExprPtr, Error> Transformer::TransformCase(const PgQuery__CaseExpr& node) {
-  ExprPtr e = Make(ExprKind::kCase, node.location);
+  ExprPtr e = MakeExpr(ExprKind::kCase, node.location);
   auto add = [&](const PgQuery__Node* n) -> std::expected<void, Error> {
     auto arg = TransformExpr(*n);
     if (!arg) return std::unexpected(arg.error());
@@ -304,15 +320,20 @@ std::expected<ExprPtr, Error> Transformer::TransformCase(const PgQuery__CaseExpr
 
 std::expected<ExprPtr, Error> Transformer::TransformTypeCast(const PgQuery__TypeCast& node) {
   const PgQuery__TypeName* type = node.type_name;
-  if (type->n_array_bounds > 0) return std::unexpected(NotSupported("array types", type->location));
   std::string_view name = LastName(type->names, type->n_names);
   auto id = TypeFromName(name);
   if (!id || *id == TypeId::kUnknown) {
     return std::unexpected(ErrorAt("42704", fmt::format("type \"{}\" does not exist", name), type->location));
   }
+  if (type->n_array_bounds > 0) {
+    // int4[], int4[3] and int4[][] are all the one array type int4[] (bounds are not enforced).
+    auto array = ArrayOf(*id);
+    if (!array) return std::unexpected(ErrorAt("42704", fmt::format("type \"{}[]\" does not exist", name), type->location));
+    id = array;
+  }
   auto arg = TransformExpr(*node.arg);
   if (!arg) return arg;
-  ExprPtr e = Make(ExprKind::kCast, node.location);
+  ExprPtr e = MakeExpr(ExprKind::kCast, node.location);
   e->cast_type = *id;
   if (type->n_typmods > 0) {
     std::vector<int64_t> mods;
@@ -344,14 +365,14 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
     case PG_QUERY__NODE__NODE_A_CONST:
       return TransformConst(*node.a_const);
     case PG_QUERY__NODE__NODE_PARAM_REF: {
-      ExprPtr e = Make(ExprKind::kParam, node.param_ref->location);
+      ExprPtr e = MakeExpr(ExprKind::kParam, node.param_ref->location);
       e->param_number = node.param_ref->number;
       return e;
     }
     case PG_QUERY__NODE__NODE_COLUMN_REF:
       return TransformColumnRef(*node.column_ref);
     case PG_QUERY__NODE__NODE_SET_TO_DEFAULT:
-      return Make(ExprKind::kDefault, node.set_to_default->location);
+      return MakeExpr(ExprKind::kDefault, node.set_to_default->location);
     case PG_QUERY__NODE__NODE_TYPE_CAST:
       return TransformTypeCast(*node.type_cast);
     case PG_QUERY__NODE__NODE_A_EXPR:
@@ -404,7 +425,7 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
     case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
       return TransformSqlValueFunction(*node.sqlvalue_function);
     case PG_QUERY__NODE__NODE_A_ARRAY_EXPR:
-      return std::unexpected(NotSupported("ARRAY[...]", node.a_array_expr->location));
+      return TransformArrayExpr(*node.a_array_expr);
     case PG_QUERY__NODE__NODE_ROW_EXPR:
       return std::unexpected(NotSupported("row constructors", node.row_expr->location));
     case PG_QUERY__NODE__NODE_COLLATE_CLAUSE:
@@ -412,7 +433,7 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
     case PG_QUERY__NODE__NODE_GROUPING_FUNC:
       return std::unexpected(NotSupported("GROUPING", node.grouping_func->location));
     case PG_QUERY__NODE__NODE_A_INDIRECTION:
-      return std::unexpected(NotSupported("subscripts and field selection"));
+      return TransformIndirection(*node.a_indirection);
     default:
       return std::unexpected(NotSupported("this kind of expression"));
   }
@@ -421,7 +442,7 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
 std::expected<ExprPtr, Error> Transformer::TransformSqlValueFunction(const PgQuery__SQLValueFunction& node) {
   std::string_view name = SqlValueFunctionName(node.op);
   if (name.empty()) return std::unexpected(NotSupported("this SQL value function", node.location));
-  ExprPtr call = Make(ExprKind::kFunction, node.location);
+  ExprPtr call = MakeExpr(ExprKind::kFunction, node.location);
   call->text = SqlValueFunctionCall(node.op);
   bool with_precision = node.op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N ||
                         node.op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N;
@@ -440,7 +461,7 @@ std::expected<ExprPtr, Error> Transformer::TransformSqlValueFunction(const PgQue
                                   type == TypeId::kTimestampTz ? " WITH TIME ZONE" : "", kMaxTimestampPrecision);
     warnings_.push_back(std::move(warning));
   }
-  ExprPtr e = Make(ExprKind::kCast, node.location);
+  ExprPtr e = MakeExpr(ExprKind::kCast, node.location);
   e->cast_type = type;
   e->typmod = *typmod;
   e->args.push_back(std::move(call));
@@ -450,7 +471,7 @@ std::expected<ExprPtr, Error> Transformer::TransformSqlValueFunction(const PgQue
 ExprPtr Transformer::ClauseExpr(const PgQuery__Node& node) {
   auto e = TransformExpr(node);
   if (e) return std::move(*e);
-  ExprPtr deferred = Make(ExprKind::kError, -1);  // the error carries its position
+  ExprPtr deferred = MakeExpr(ExprKind::kError, -1);  // the error carries its position
   deferred->error = std::move(e.error());
   return deferred;
 }
@@ -461,7 +482,7 @@ ExprPtr Transformer::OptionalClauseExpr(const PgQuery__Node* node) {
 
 std::expected<ExprPtr, Error> Transformer::TransformColumnRef(const PgQuery__ColumnRef& ref) {
   bool star = ref.n_fields > 0 && ref.fields[ref.n_fields - 1]->node_case == PG_QUERY__NODE__NODE_A_STAR;
-  ExprPtr e = Make(star ? ExprKind::kStar : ExprKind::kColumnRef, ref.location);
+  ExprPtr e = MakeExpr(star ? ExprKind::kStar : ExprKind::kColumnRef, ref.location);
   e->names = StringList(ref.fields, star ? ref.n_fields - 1 : ref.n_fields);
   if (!star) e->text = e->names.back();
   return e;
@@ -486,11 +507,12 @@ std::expected<ExprPtr, Error> Transformer::TransformSubLink(const PgQuery__SubLi
     case PG_QUERY__SUB_LINK_TYPE__ALL_SUBLINK:
       return std::unexpected(NotSupported("ALL (subquery)", node.location));
     case PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK:
-      return std::unexpected(NotSupported("ARRAY (subquery)", node.location));
+      kind = ExprKind::kArraySubquery;
+      break;
     default:
       return std::unexpected(NotSupported("this kind of subquery", node.location));
   }
-  ExprPtr e = Make(kind, node.location);
+  ExprPtr e = MakeExpr(kind, node.location);
   if (node.testexpr != nullptr) {
     if (node.testexpr->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
       return std::unexpected(NotSupported("row constructors", node.testexpr->row_expr->location));

@@ -1,4 +1,5 @@
-// FROM items: relations (schema-qualified, aliased), subqueries, inner/left/cross joins.
+// FROM items: relations (schema-qualified, aliased), subqueries, function calls, inner/left/cross
+// joins.
 #include <fmt/format.h>
 
 #include "sql/parse/transform.h"
@@ -79,8 +80,26 @@ std::expected<TableRefPtr, Error> Transformer::TransformFromItem(const PgQuery__
       SetAlias(join.alias, *ref);
       return ref;
     }
-    case PG_QUERY__NODE__NODE_RANGE_FUNCTION:
-      return std::unexpected(NotSupported(node.range_function->lateral ? "LATERAL" : "functions in FROM"));
+    case PG_QUERY__NODE__NODE_RANGE_FUNCTION: {
+      const PgQuery__RangeFunction& rf = *node.range_function;
+      if (rf.lateral) return std::unexpected(NotSupported("LATERAL"));
+      if (rf.ordinality) return std::unexpected(NotSupported("WITH ORDINALITY"));
+      if (rf.is_rowsfrom) return std::unexpected(NotSupported("ROWS FROM"));
+      if (rf.n_coldeflist > 0) return std::unexpected(NotSupported("column definition lists"));
+      // functions: one List of (call, column definitions).
+      const PgQuery__List& pair = *rf.functions[0]->list;
+      const PgQuery__Node& call = *pair.items[0];
+      if (call.node_case != PG_QUERY__NODE__NODE_FUNC_CALL) {
+        return std::unexpected(NotSupported("this kind of function in FROM"));
+      }
+      auto function = TransformExpr(call);
+      if (!function) return std::unexpected(function.error());
+      ref->kind = TableRef::Kind::kFunction;
+      ref->location = call.func_call->location;
+      ref->function = std::move(*function);
+      SetAlias(rf.alias, *ref);
+      return ref;
+    }
     case PG_QUERY__NODE__NODE_RANGE_TABLE_SAMPLE:
       return std::unexpected(NotSupported("TABLESAMPLE", node.range_table_sample->location));
     default:

@@ -252,6 +252,62 @@ class LockRowsNode final : public PlanNode {
   std::vector<Target> targets;
 };
 
+// The window functions farmdb computes, besides the aggregates (kAggregate).
+enum class WindowFunction { kRowNumber, kRank, kDenseRank, kPercentRank, kCumeDist, kNtile, kLag, kLead,
+                            kFirstValue, kLastValue, kAggregate };
+
+// One window function call: `call` holds its arguments and result type (and, for kAggregate,
+// the aggregate), all expressions over the window node's input row.
+struct WindowCall {
+  WindowFunction function = WindowFunction::kRowNumber;
+  AggregateCall call;
+  std::vector<BoundExprPtr> partition_by;
+  std::vector<BoundExprPtr> order_by;
+  std::vector<SortKey> order;  // directions of order_by (column = position in order_by)
+  // The frame: ROWS or RANGE (peers count as one), starting at the partition's first row or
+  // the current row, ending at the current row (with its peers for RANGE) or the last row.
+  bool rows = false;
+  bool from_current = false;
+  bool to_end = false;
+};
+
+// Appends each window call's value to its input row (PostgreSQL's WindowAgg): rows come out
+// in the order of the last call's PARTITION BY / ORDER BY.
+class WindowNode final : public PlanNode {
+ public:
+  WindowNode(PlanPtr child, std::vector<WindowCall> calls)
+      : PlanNode(child->width + calls.size()), child(std::move(child)), calls(std::move(calls)) {}
+  std::expected<CursorPtr, Error> Open(ExecContext& ctx) const override;
+  void Explain(std::vector<std::string>& lines, int depth) const override;
+  PlanPtr child;
+  std::vector<WindowCall> calls;
+};
+
+// Set-returning functions of a target list (PostgreSQL 10's ProjectSet): per input row, the
+// calls run in lockstep until all are done, the shorter ones giving NULLs; each output row is
+// the input row followed by one value per call. An input row whose calls all return nothing
+// produces no row.
+class ProjectSetNode final : public PlanNode {
+ public:
+  ProjectSetNode(PlanPtr child, std::vector<BoundExprPtr> calls)
+      : PlanNode(child->width + calls.size()), child(std::move(child)), calls(std::move(calls)) {}
+  std::expected<CursorPtr, Error> Open(ExecContext& ctx) const override;
+  void Explain(std::vector<std::string>& lines, int depth) const override;
+  PlanPtr child;
+  std::vector<BoundExprPtr> calls;  // set-returning calls over the child's row
+};
+
+// A function call in FROM: the rows of a set-returning call (or the one row of any other
+// expression), a record's fields expanded into columns. Its arguments read only enclosing
+// queries' rows (no LATERAL), so it is evaluated afresh at each Open.
+class FunctionScanNode final : public PlanNode {
+ public:
+  FunctionScanNode(BoundExprPtr call, size_t width) : PlanNode(width), call(std::move(call)) {}
+  std::expected<CursorPtr, Error> Open(ExecContext& ctx) const override;
+  void Explain(std::vector<std::string>& lines, int depth) const override;
+  BoundExprPtr call;
+};
+
 // UNION ALL of its inputs (UNION is a DistinctNode over it).
 class AppendNode final : public PlanNode {
  public:
@@ -265,5 +321,7 @@ class AppendNode final : public PlanNode {
 std::expected<Value, Error> EvaluateOn(const BoundExpr& e, std::span<const Value> row, ExecContext& ctx);
 // A predicate's outcome: true only for a non-NULL true.
 std::expected<bool, Error> Holds(const BoundExpr& e, std::span<const Value> row, ExecContext& ctx);
+// Compares rows by sort keys with PostgreSQL's NULL placement (sort and window cursors).
+int CompareByKeys(const Row& a, const Row& b, const std::vector<SortKey>& keys);
 
 }  // namespace farmdb::sql

@@ -4,7 +4,10 @@
 #include <array>
 #include <fmt/format.h>
 
+#include "sql/parse/deparse.h"
+#include "sql/system/generated_view.h"
 #include "sql/types/cast.h"
+#include "sql/types/catalog_types.h"
 
 namespace farmdb::sql {
 namespace {
@@ -182,9 +185,20 @@ std::optional<std::string> PgGetConstraintdef(const SystemViewContext& ctx, Oid 
     for (const storage::ConstraintDesc& c : t.constraints) {
       if (c.oid != constraint) continue;
       if (c.contype == 'c') {
-        // check_expr is pg_get_expr's non-pretty text, parenthesized as a whole; pretty mode
-        // prints it once within CHECK's parentheses, plain mode inside another pair.
-        return pretty && c.check_expr.starts_with('(') ? "CHECK " + c.check_expr : "CHECK (" + c.check_expr + ")";
+        // check_expr is the non-pretty text, parenthesized as a whole; pretty mode deparses it
+        // again without the parentheses PostgreSQL's pretty printer leaves out.
+        if (pretty) {
+          static const TextOptions kText;
+          auto column_type = [&t](std::string_view name) -> std::optional<TypeId> {
+            for (const storage::ColumnDesc& column : t.columns) {
+              if (!column.attisdropped && column.attname == name) return column.type;
+            }
+            return std::nullopt;
+          };
+          if (auto body = PrettyCheck(c.check_expr, column_type, kText)) return "CHECK (" + *body + ")";
+          if (c.check_expr.starts_with('(')) return "CHECK " + c.check_expr;
+        }
+        return "CHECK (" + c.check_expr + ")";
       }
       std::string columns;
       for (int16_t attnum : c.conkey) columns += (columns.empty() ? "" : ", ") + QuoteIdent(t.columns[attnum - 1].attname);
@@ -236,6 +250,23 @@ std::string RegclassOut(const SystemViewContext& ctx, Oid relation) {
   return RelationNameText(ctx, relation, *name, false);
 }
 
+std::span<const BuiltinDescription> BuiltinDescriptions() {
+  static constexpr BuiltinDescription kDescriptions[] = {
+      {storage::kPublicNamespace, 2615, "standard public schema"},  // 2615: pg_namespace
+  };
+  return kDescriptions;
+}
+
+std::optional<std::string> ObjDescription(Oid object, std::string_view catalog) {
+  const SystemView* view = catalog.empty() ? nullptr : FindSystemView("pg_catalog", catalog);
+  for (const BuiltinDescription& d : BuiltinDescriptions()) {
+    if (d.objoid == object && (catalog.empty() || (view != nullptr && view->oid() == d.classoid))) {
+      return std::string(d.description);
+    }
+  }
+  return std::nullopt;
+}
+
 std::string QuoteIdent(std::string_view name) {
   bool safe = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char c : name) {
@@ -268,25 +299,60 @@ bool PgRelationIsPublishable(const SystemViewContext& ctx, Oid relation) {
   return t != nullptr && t->relnamespace != storage::kPgCatalogNamespace && relation >= storage::kFirstNormalOid;
 }
 
+std::expected<Oid, Error> RegnamespaceIn(const SystemViewContext& ctx, std::string_view text) {
+  if (text == "-") return 0;
+  if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
+    auto oid = ParseOidNumber(text, TypeId::kRegnamespace);
+    if (!oid) return std::unexpected(oid.error());
+    return static_cast<Oid>(*oid);
+  }
+  auto parts = SplitQualifiedName(text);
+  if (!parts || parts->size() != 1) return std::unexpected(MakeError("42602", "invalid name syntax"));
+  if ((*parts)[0] == "information_schema") return kInformationSchemaNamespace;
+  const storage::NamespaceDesc* nsp = ctx.catalog.FindNamespace((*parts)[0]);
+  if (nsp == nullptr) return std::unexpected(MakeError("3F000", fmt::format("schema \"{}\" does not exist", (*parts)[0])));
+  return nsp->oid;
+}
+
+std::string RegnamespaceOut(const SystemViewContext& ctx, Oid nsp) {
+  if (nsp == 0) return "-";
+  if (nsp == kInformationSchemaNamespace) return "information_schema";
+  std::string_view name = NamespaceName(ctx, nsp);
+  return name.empty() ? std::to_string(nsp) : QuoteIdent(name);
+}
+
+std::vector<std::string> CurrentSchemas(const SystemViewContext& ctx, bool include_implicit) {
+  std::vector<std::string> out;
+  if (include_implicit && std::ranges::find(ctx.search_path, "pg_catalog") == ctx.search_path.end()) {
+    out.emplace_back("pg_catalog");
+  }
+  for (const std::string& schema : ctx.search_path) {
+    if (ctx.catalog.FindNamespace(schema) != nullptr) out.push_back(schema);
+  }
+  return out;
+}
+
 std::expected<Value, Error> ParseTextWithCatalog(TypeId type, std::string_view text, const TextOptions& options,
                                                  const SystemViewContext* catalog) {
-  if (type != TypeId::kRegclass || catalog == nullptr) return ParseText(type, text, options);
-  auto oid = RegclassIn(*catalog, text);
+  if (catalog == nullptr || (type != TypeId::kRegclass && type != TypeId::kRegnamespace)) return ParseText(type, text, options);
+  auto oid = type == TypeId::kRegclass ? RegclassIn(*catalog, text) : RegnamespaceIn(*catalog, text);
   if (!oid) return std::unexpected(oid.error());
-  return Value::Int(TypeId::kRegclass, *oid);
+  return Value::Int(type, *oid);
 }
 
 std::expected<Value, Error> CastWithCatalog(const Value& value, TypeId target, const TextOptions& options,
                                             const SystemViewContext* catalog) {
   if (catalog == nullptr || value.IsNull()) return Cast(value, target, options);
   bool from_string = IsString(value.type) || value.type == TypeId::kUnknown;
-  if (target == TypeId::kRegclass && from_string) {
+  if ((target == TypeId::kRegclass || target == TypeId::kRegnamespace) && from_string) {
     std::string_view text = value.type == TypeId::kBpchar ? TrimTrailingBlanks(value.AsString()) : value.AsString();
     return ParseTextWithCatalog(target, text, options, catalog);
   }
-  if (value.type == TypeId::kRegclass && IsString(target)) {
-    // regclassout, then the target's input (name truncates, varchar(n) is the typmod's business).
-    return ParseText(target, RegclassOut(*catalog, static_cast<Oid>(value.AsInt())), options);
+  if ((value.type == TypeId::kRegclass || value.type == TypeId::kRegnamespace) && IsString(target)) {
+    // reg*out, then the target's input (name truncates, varchar(n) is the typmod's business).
+    Oid oid = static_cast<Oid>(value.AsInt());
+    return ParseText(target, value.type == TypeId::kRegclass ? RegclassOut(*catalog, oid) : RegnamespaceOut(*catalog, oid),
+                     options);
   }
   return Cast(value, target, options);
 }

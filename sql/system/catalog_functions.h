@@ -8,8 +8,10 @@
 
 #include <expected>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sql/system/system_view.h"
 #include "sql/types/type_io.h"
@@ -39,6 +41,22 @@ std::string PgGetExpr(std::string_view expr);
 std::expected<Oid, Error> RegclassIn(const SystemViewContext& ctx, std::string_view text);
 // regclassout: the name, schema-qualified when not visible; the number for an unknown oid.
 std::string RegclassOut(const SystemViewContext& ctx, Oid relation);
+// regnamespacein / regnamespaceout: a schema name (or number); 3F000 for an unknown schema.
+std::expected<Oid, Error> RegnamespaceIn(const SystemViewContext& ctx, std::string_view text);
+std::string RegnamespaceOut(const SystemViewContext& ctx, Oid nsp);
+// current_schemas(include_implicit): the search path's existing schemas, pg_catalog first
+// when the path does not name it and implicit ones are asked for.
+std::vector<std::string> CurrentSchemas(const SystemViewContext& ctx, bool include_implicit);
+// The comments every database has (pg_description): initdb's on the public schema.
+struct BuiltinDescription {
+  Oid objoid;
+  Oid classoid;  // the catalog the object is in (pg_namespace, pg_class, ...)
+  std::string_view description;
+};
+std::span<const BuiltinDescription> BuiltinDescriptions();
+// obj_description(object, catalog name): its comment, or nullopt; an empty `catalog` matches
+// any (the one-argument form).
+std::optional<std::string> ObjDescription(Oid object, std::string_view catalog);
 // quote_ident: double-quotes a name unless it is a lower-case identifier and not a keyword.
 std::string QuoteIdent(std::string_view name);
 // pg_encoding_to_char: "UTF8" for 6, "SQL_ASCII" for 0, "" for any other encoding number.
@@ -48,12 +66,12 @@ std::optional<std::string> CurrentSchema(const SystemViewContext& ctx);
 // pg_relation_is_publishable: an ordinary user table.
 bool PgRelationIsPublishable(const SystemViewContext& ctx, Oid relation);
 
-// Text input with the catalog at hand: a regclass name resolves through it (regclassin); any
-// other type, or no catalog, is ParseText. For the binder's literal coercion ('t'::regclass,
-// which PostgreSQL resolves at parse time).
+// Text input with the catalog at hand: a regclass or regnamespace name resolves through it
+// (regclassin, regnamespacein); any other type, or no catalog, is ParseText. For the binder's
+// literal coercion ('t'::regclass, which PostgreSQL resolves at parse time).
 std::expected<Value, Error> ParseTextWithCatalog(TypeId type, std::string_view text, const TextOptions& options,
                                                  const SystemViewContext* catalog);
-// Cast with the catalog at hand: string -> regclass by name, regclass -> string as the name
+// Cast with the catalog at hand: string -> regclass/regnamespace by name, and back as the name
 // (c.oid::regclass::text); otherwise, or with no catalog, Cast. For the executor's kCast.
 std::expected<Value, Error> CastWithCatalog(const Value& value, TypeId target, const TextOptions& options,
                                             const SystemViewContext* catalog);

@@ -3,9 +3,11 @@
 //
 // farmdb keeps no storage statistics or files, so pg_class says what PostgreSQL says of a
 // relation never analysed: relpages 0, reltuples -1; relfilenode and reltype are 0 (no files,
-// no composite row types).
+// no composite row types). Relations have default privileges (relacl NULL) and no storage
+// options (fillfactor is accepted and ignored).
 #include <algorithm>
 
+#include "sql/system/catalog_functions.h"
 #include "sql/system/generated_view.h"
 
 namespace farmdb::sql {
@@ -29,11 +31,19 @@ Oid NamespaceOwner(const storage::NamespaceDesc& nsp) {
   return nsp.oid == storage::kPublicNamespace ? kPgDatabaseOwner : storage::kBootstrapSuperuser;
 }
 
+// A schema's privileges as initdb grants them: the owner USAGE and CREATE, everyone USAGE
+// (PostgreSQL 15: public belongs to pg_database_owner, which keeps CREATE for itself).
+Value NamespaceAcl(const SystemViewContext& ctx, Oid owner) {
+  std::string name = PgGetUserById(ctx, owner);
+  return Value::Array(TypeId::kAclitemArray,
+                      ArrayValue{.elements = {Value::Str(kAclitem, name + "=UC/" + name), Value::Str(kAclitem, "=U/" + name)}});
+}
+
 ViewRows NamespaceRows(const SystemViewContext& ctx, const std::vector<SystemColumn>& columns) {
   ViewRows rows;
   auto add = [&](Oid oid, std::string_view name, Oid owner) {
     rows.push_back(RowBuilder(columns).Set("oid", OidValue(oid)).Set("nspname", NameValue(name))
-                       .Set("nspowner", OidValue(owner)).Take());
+                       .Set("nspowner", OidValue(owner)).Set("nspacl", NamespaceAcl(ctx, owner)).Take());
   };
   for (const auto& [oid, nsp] : ctx.catalog.namespaces()) add(oid, nsp.nspname, NamespaceOwner(nsp));
   for (const BuiltinNamespace& b : kBuiltinNamespaces) {
@@ -56,7 +66,8 @@ RowBuilder ClassRow(const std::vector<SystemColumn>& columns, Oid oid, std::stri
       .Set("relhassubclass", BoolValue(false)).Set("relrowsecurity", BoolValue(false))
       .Set("relforcerowsecurity", BoolValue(false)).Set("relispopulated", BoolValue(true))
       .Set("relreplident", CharValue(relkind == 'r' ? 'd' : 'n')).Set("relispartition", BoolValue(false))
-      .Set("relrewrite", OidValue(0)).SetNull("relpartbound").Set("relchecks", Int2Value(0))
+      .Set("relrewrite", OidValue(0)).SetNull("relacl").SetNull("reloptions").SetNull("relpartbound")
+      .Set("relchecks", Int2Value(0))
       .Set("relhasindex", BoolValue(false));
   return r;
 }
@@ -113,7 +124,8 @@ ViewRows AmRows(const SystemViewContext&, const std::vector<SystemColumn>& colum
 void AppendPgClassViews(std::vector<std::unique_ptr<SystemView>>& views) {
   views.push_back(std::make_unique<GeneratedView>(
       "pg_catalog", "pg_namespace", 2615, 'r',
-      std::vector<SystemColumn>{{"oid", kOid}, {"nspname", kName}, {"nspowner", kOid}}, NamespaceRows));
+      std::vector<SystemColumn>{{"oid", kOid}, {"nspname", kName}, {"nspowner", kOid}, {"nspacl", kAclitemArray}},
+      NamespaceRows));
   views.push_back(std::make_unique<GeneratedView>(
       "pg_catalog", "pg_class", 1259, 'r',
       std::vector<SystemColumn>{
@@ -124,7 +136,7 @@ void AppendPgClassViews(std::vector<std::unique_ptr<SystemView>>& views) {
           {"relnatts", kInt2}, {"relchecks", kInt2}, {"relhasrules", kBool}, {"relhastriggers", kBool},
           {"relhassubclass", kBool}, {"relrowsecurity", kBool}, {"relforcerowsecurity", kBool},
           {"relispopulated", kBool}, {"relreplident", kChar}, {"relispartition", kBool}, {"relrewrite", kOid},
-          {"relpartbound", kPgNodeTree}},
+          {"relacl", kAclitemArray}, {"reloptions", kTextArray}, {"relpartbound", kPgNodeTree}},
       ClassRows));
   views.push_back(std::make_unique<GeneratedView>(
       "pg_catalog", "pg_am", 2601, 'r', std::vector<SystemColumn>{{"oid", kOid}, {"amname", kName}, {"amtype", kChar}}, AmRows));

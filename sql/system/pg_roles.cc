@@ -4,6 +4,7 @@
 // farmdb's roles carry only rolsuper and rolcanlogin; a superuser may do everything the other
 // attributes grant (create roles and databases, replicate, bypass RLS), so they follow
 // rolsuper. Passwords show as ******** as in PostgreSQL's pg_roles and pg_user views.
+#include "sql/system/catalog_functions.h"
 #include "sql/system/generated_view.h"
 
 namespace farmdb::sql {
@@ -64,6 +65,15 @@ Oid DatabaseOid(std::string_view name, size_t position) {
   return storage::kFirstNormalOid + static_cast<Oid>(position);
 }
 
+// initdb leaves postgres with default privileges (NULL) and revokes TEMP on the templates
+// (PUBLIC may CONNECT; the owner has CONNECT, TEMP and CREATE).
+Value DatabaseAcl(const SystemViewContext& ctx, std::string_view database) {
+  if (!database.starts_with("template")) return Value::Null(kAclitemArray);
+  std::string owner = PgGetUserById(ctx, storage::kBootstrapSuperuser);
+  return Value::Array(kAclitemArray,
+                      ArrayValue{.elements = {Value::Str(kAclitem, "=c/" + owner), Value::Str(kAclitem, owner + "=CTc/" + owner)}});
+}
+
 ViewRows DatabaseRows(const SystemViewContext& ctx, const std::vector<SystemColumn>& columns) {
   ViewRows rows;
   std::vector<std::string_view> names(ctx.databases.begin(), ctx.databases.end());
@@ -80,6 +90,7 @@ ViewRows DatabaseRows(const SystemViewContext& ctx, const std::vector<SystemColu
                        // farmdb compares strings bytewise: the C collation.
                        .Set("datcollate", TextValue("C")).Set("datctype", TextValue("C"))
                        .SetNull("daticulocale").SetNull("datcollversion")
+                       .Set("datacl", DatabaseAcl(ctx, names[i]))
                        .Take());
   }
   return rows;
@@ -106,7 +117,8 @@ void AppendPgRoleViews(std::vector<std::unique_ptr<SystemView>>& views) {
       std::vector<SystemColumn>{
           {"oid", kOid}, {"datname", kName}, {"datdba", kOid}, {"encoding", kInt4}, {"datlocprovider", kChar},
           {"datistemplate", kBool}, {"datallowconn", kBool}, {"datconnlimit", kInt4}, {"dattablespace", kOid},
-          {"datcollate", kText}, {"datctype", kText}, {"daticulocale", kText}, {"datcollversion", kText}},
+          {"datcollate", kText}, {"datctype", kText}, {"daticulocale", kText}, {"datcollversion", kText},
+          {"datacl", kAclitemArray}},
       DatabaseRows));
 }
 

@@ -23,6 +23,7 @@ struct PgTypeRow {
   char typalign;
   char typstorage;
   Oid typcollation;
+  std::string_view typinput;  // the input function's name (regproc)
 };
 
 // The row of a built-in type, or nullptr.

@@ -253,6 +253,20 @@ TEST_F(SystemViewTest, PgIndexAndPgConstraint) {
   Row ucon = Find("pg_constraint", "conname", NameValue("t_code_key"));
   EXPECT_EQ(S(ucon["contype"]), "u");
   EXPECT_EQ(I(ucon["conindid"]), t_->indexes[1].oid);
+
+  // Key columns, options, operator classes and collations, as PostgreSQL 15 has them for
+  // t_pkey (int4 id) and t_code_key (varchar code).
+  auto text = [](const Value& v) { return FormatText(v, TextOptions{}); };
+  EXPECT_EQ(text(pk["indkey"]), "1");
+  EXPECT_EQ(text(pk["indoption"]), "0");
+  EXPECT_EQ(text(pk["indclass"]), "1978");
+  EXPECT_EQ(text(pk["indcollation"]), "0");
+  EXPECT_EQ(text(uq["indkey"]), "3");
+  EXPECT_EQ(text(uq["indclass"]), "3126");
+  EXPECT_EQ(text(uq["indcollation"]), "100");
+  EXPECT_EQ(text(pcon["conkey"]), "{1}");
+  EXPECT_EQ(text(ucon["conkey"]), "{3}");
+  EXPECT_TRUE(ucon["confkey"].IsNull());
 }
 
 TEST_F(SystemViewTest, NamespacesRolesDatabasesAndAccessMethods) {
@@ -277,19 +291,34 @@ TEST_F(SystemViewTest, NamespacesRolesDatabasesAndAccessMethods) {
 
   EXPECT_EQ(S(Find("pg_am", "oid", OidOf(403))["amname"]), "btree");
   EXPECT_EQ(S(Find("pg_am", "oid", OidOf(405))["amname"]), "hash");
-  EXPECT_TRUE(Rows("pg_description").empty());
+  // initdb's one comment; farmdb has no COMMENT ON.
+  ASSERT_EQ(Rows("pg_description").size(), 1u);
+  EXPECT_EQ(S(Rows("pg_description")[0]["description"]), "standard public schema");
+  EXPECT_EQ(I(Rows("pg_description")[0]["objoid"]), storage::kPublicNamespace);
+  // Privileges as initdb leaves them (aclitem[]): public's, and the templates'.
+  EXPECT_EQ(FormatText(Find("pg_namespace", "nspname", NameValue("public"))["nspacl"], TextOptions{}),
+            "{pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}");
+  EXPECT_TRUE(Find("pg_database", "datname", NameValue("postgres"))["datacl"].IsNull());
+  EXPECT_EQ(FormatText(Find("pg_database", "datname", NameValue("template1"))["datacl"], TextOptions{}),
+            "{=c/postgres,postgres=CTc/postgres}");
   EXPECT_EQ(Rows("pg_collation").size(), 3u);
 }
 
 TEST_F(SystemViewTest, PgTypeCoversEveryTypeAndItsArray) {
   std::map<int64_t, Row> by_oid;
   for (Row& r : Rows("pg_type")) by_oid[I(r["oid"])] = std::move(r);
-  for (int t = 0; t <= static_cast<int>(TypeId::kPgNodeTree); ++t) {
+  for (int t = 0; t <= static_cast<int>(TypeId::kAclitemArray); ++t) {
     const TypeInfo& info = Info(static_cast<TypeId>(t));
     ASSERT_TRUE(by_oid.contains(info.oid)) << info.name;
     Row& row = by_oid[info.oid];
     EXPECT_EQ(S(row["typname"]), info.name);
     EXPECT_EQ(I(row["typlen"]), info.typlen) << info.name;
+    if (IsArray(info.id)) {
+      EXPECT_EQ(I(row["typelem"]), Info(info.element).oid) << info.name;
+      EXPECT_EQ(S(row["typcategory"]), "A") << info.name;
+      // pgjdbc tells arrays by typinput = 'array_in' (int2vector and oidvector have their own).
+      EXPECT_EQ(I(row["typinput"]) == 750, !IsVector(info.id)) << info.name;
+    }
     int64_t array = I(row["typarray"]);
     if (array != 0) {
       ASSERT_TRUE(by_oid.contains(array)) << info.name;

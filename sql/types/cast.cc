@@ -78,6 +78,8 @@ bool CanCast(TypeId from, TypeId to) {
   // pg_cast: integers to oid/regclass/regtype, back to int4/int8, and among the three.
   if (IsOidLike(to) && (IsInteger(from) || IsOidLike(from))) return true;
   if (IsOidLike(from) && (to == TypeId::kInt4 || to == TypeId::kInt8)) return true;
+  // Arrays (and int2vector/oidvector) cast element by element (array_map).
+  if (IsArray(from) && IsArray(to)) return CanCast(Info(from).element, Info(to).element);
   auto date_time = [](TypeId t) { return t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampTz; };
   return date_time(from) && date_time(to);
 }
@@ -101,6 +103,17 @@ std::expected<Value, Error> Cast(const Value& value, TypeId target, const TextOp
     return ParseText(target, text, options);  // name truncates; text/varchar keep it whole
   }
   if (IsTextLike(from)) return ParseText(target, value.AsString(), options);
+  if (IsArray(from) && IsArray(target)) {
+    const ArrayValue& in = value.AsArray();
+    ArrayValue out{.lower_bound = in.lower_bound, .elements = {}};
+    TypeId element = Info(target).element;
+    for (const Value& e : in.elements) {
+      auto c = Cast(e, element, options);
+      if (!c) return std::unexpected(c.error());
+      out.elements.push_back(std::move(*c));
+    }
+    return Value::Array(target, std::move(out));
+  }
   if (IsOidLike(target)) {
     // int2/int4 -> oid reinterpret the bits (binary coercion); int8 -> oid checks the range
     // (int8_to_oid); between oid, regclass and regtype the value is the same.

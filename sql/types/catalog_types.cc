@@ -1,9 +1,39 @@
 #include "sql/types/catalog_types.h"
 
 #include <cctype>
+#include <optional>
 #include <fmt/format.h>
 
 namespace farmdb::sql {
+namespace {
+
+struct Proc {
+  Oid oid;
+  std::string_view proname;
+};
+
+// PostgreSQL 15's OIDs of the types' input functions (pg_type.typinput).
+constexpr Proc kInputFunctions[] = {
+    {34, "namein"},           {38, "int2in"},          {40, "int2vectorin"},    {42, "int4in"},
+    {44, "regprocin"},        {46, "textin"},          {54, "oidvectorin"},     {109, "unknownin"},
+    {195, "pg_node_tree_in"}, {200, "float4in"},       {214, "float8in"},       {460, "int8in"},
+    {750, "array_in"},        {1031, "aclitemin"},     {1044, "bpcharin"},      {1046, "varcharin"},
+    {1084, "date_in"},        {1150, "timestamptz_in"}, {1242, "boolin"},       {1244, "byteain"},
+    {1245, "charin"},         {1312, "timestamp_in"},  {1701, "numeric_in"},    {1798, "oidin"},
+    {2218, "regclassin"},     {2220, "regtypein"},     {2290, "record_in"},     {2296, "anyarray_in"},
+    {2298, "void_in"},        {2312, "anyelement_in"}, {4084, "regnamespacein"},
+};
+
+// A number, or "-" for 0, as the reg*in functions accept before trying a name.
+std::optional<std::expected<Value, Error>> ParseRegNumber(std::string_view text, TypeId type) {
+  if (text == "-") return Value::Int(type, 0);
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  auto oid = ParseOidNumber(text, type);
+  if (!oid) return std::unexpected(oid.error());
+  return Value::Int(type, *oid);
+}
+
+}  // namespace
 
 std::expected<int64_t, Error> ParseOidNumber(std::string_view text, TypeId type) {
   auto syntax = [&] {
@@ -50,12 +80,7 @@ std::string FormatChar(std::string_view value) {
 }
 
 std::expected<Value, Error> ParseRegtype(std::string_view text) {
-  if (text == "-") return Value::Int(TypeId::kRegtype, 0);
-  if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
-    auto oid = ParseOidNumber(text, TypeId::kRegtype);
-    if (!oid) return std::unexpected(oid.error());
-    return Value::Int(TypeId::kRegtype, *oid);
-  }
+  if (auto number = ParseRegNumber(text, TypeId::kRegtype)) return *number;
   // Accept the pg_catalog-qualified and the double-quoted ("char") spellings too.
   std::string_view name = text;
   if (name.starts_with("pg_catalog.")) name.remove_prefix(11);
@@ -76,15 +101,43 @@ std::string FormatRegtype(int64_t oid) {
 }
 
 std::expected<Value, Error> ParseRegclassNumber(std::string_view text) {
-  if (text == "-") return Value::Int(TypeId::kRegclass, 0);
-  if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
-    auto oid = ParseOidNumber(text, TypeId::kRegclass);
-    if (!oid) return std::unexpected(oid.error());
-    return Value::Int(TypeId::kRegclass, *oid);
-  }
+  if (auto number = ParseRegNumber(text, TypeId::kRegclass)) return *number;
   return std::unexpected(MakeError("0A000", fmt::format("regclass input \"{}\" needs the catalog", text)));
 }
 
 Error PgNodeTreeInput() { return MakeError("0A000", "cannot accept a value of type pg_node_tree"); }
+
+Oid RegprocByName(std::string_view name) {
+  for (const Proc& p : kInputFunctions) {
+    if (p.proname == name) return p.oid;
+  }
+  return 0;
+}
+
+std::expected<Value, Error> ParseRegproc(std::string_view text) {
+  if (auto number = ParseRegNumber(text, TypeId::kRegproc)) return *number;
+  std::string_view name = text;
+  if (name.starts_with("pg_catalog.")) name.remove_prefix(11);
+  Oid oid = RegprocByName(name);
+  if (oid == 0) return std::unexpected(MakeError("42883", fmt::format("function \"{}\" does not exist", text)));
+  return Value::Int(TypeId::kRegproc, oid);
+}
+
+std::string FormatRegproc(int64_t oid) {
+  if (oid == 0) return "-";
+  for (const Proc& p : kInputFunctions) {
+    if (p.oid == oid) return std::string(p.proname);
+  }
+  return std::to_string(oid);
+}
+
+std::expected<Value, Error> ParseRegnamespaceNumber(std::string_view text) {
+  if (auto number = ParseRegNumber(text, TypeId::kRegnamespace)) return *number;
+  return std::unexpected(MakeError("0A000", fmt::format("regnamespace input \"{}\" needs the catalog", text)));
+}
+
+Error PseudoTypeInput(TypeId type) {
+  return MakeError("0A000", fmt::format("cannot accept a value of type {}", Info(type).name));
+}
 
 }  // namespace farmdb::sql

@@ -31,5 +31,15 @@ std::string FormatRegtype(int64_t oid);
 std::expected<Value, Error> ParseRegclassNumber(std::string_view text);
 // pg_node_tree_in / _recv refuse input, as in PostgreSQL.
 Error PgNodeTreeInput();
+// regprocin / regprocout over the functions farmdb's pg_type names (the types' input
+// functions): "array_in" or "pg_catalog.array_in" or a number; 42883 for an unknown name.
+std::expected<Value, Error> ParseRegproc(std::string_view text);
+std::string FormatRegproc(int64_t oid);
+// The OID of input function `name` (pg_type.typinput), 0 when farmdb does not list it.
+Oid RegprocByName(std::string_view name);
+// regnamespacein's numeric form ("-" is 0); a schema name needs the catalog (0A000 here).
+std::expected<Value, Error> ParseRegnamespaceNumber(std::string_view text);
+// anyelement_in and friends: pseudo-types accept no input.
+Error PseudoTypeInput(TypeId type);
 
 }  // namespace farmdb::sql

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "types/binary_reader.h"
+#include "sql/types/array_io.h"
 #include "sql/types/catalog_types.h"
 #include "sql/types/datetime.h"
 
@@ -274,6 +275,19 @@ std::expected<Value, Error> ParseText(TypeId type, std::string_view text, const 
       return ParseRegtype(text);
     case TypeId::kPgNodeTree:
       return std::unexpected(PgNodeTreeInput());
+    case TypeId::kRegproc:
+      return ParseRegproc(text);
+    case TypeId::kRegnamespace:
+      return ParseRegnamespaceNumber(text);
+    case TypeId::kAclitem:
+      return std::unexpected(MakeError("0A000", "aclitem input is not supported"));
+    FARMDB_ARRAY_TYPE_CASES:
+      return ParseArray(type, text, options);
+    case TypeId::kRecord:
+      return std::unexpected(RecordInput());
+    case TypeId::kAnyElement:
+    case TypeId::kAnyArray:
+      return std::unexpected(PseudoTypeInput(type));
   }
   return std::unexpected(MakeError("XX000", "unhandled type in ParseText"));
 }
@@ -316,7 +330,19 @@ std::string FormatText(const Value& value, const TextOptions& options) {
     case TypeId::kChar:
       return FormatChar(value.AsString());
     case TypeId::kPgNodeTree:
+    case TypeId::kAclitem:
       return value.AsString();
+    case TypeId::kRegproc:
+      return FormatRegproc(value.AsInt());
+    case TypeId::kRegnamespace:  // as regclass: a name needs the catalog
+      return value.AsInt() == 0 ? "-" : std::to_string(value.AsInt());
+    FARMDB_ARRAY_TYPE_CASES:
+      return FormatArray(value, options);
+    case TypeId::kRecord:
+      return FormatRecord(value, options);
+    case TypeId::kAnyElement:
+    case TypeId::kAnyArray:
+      return {};
   }
   return {};
 }
@@ -423,6 +449,8 @@ std::expected<Value, Error> Receive(TypeId type, BinaryReader& reader) {
     case TypeId::kOid:
     case TypeId::kRegclass:
     case TypeId::kRegtype:
+    case TypeId::kRegproc:
+    case TypeId::kRegnamespace:
       return fixed.operator()<uint32_t>([&](uint32_t v) { return Value::Int(type, v); });
     case TypeId::kChar:  // char_recv: one byte, the zero byte being ""
       return fixed.operator()<uint8_t>([&](uint8_t v) {
@@ -430,6 +458,15 @@ std::expected<Value, Error> Receive(TypeId type, BinaryReader& reader) {
       });
     case TypeId::kPgNodeTree:
       return std::unexpected(PgNodeTreeInput());
+    case TypeId::kAclitem:  // aclitem has no typreceive
+      return std::unexpected(MakeError("42883", "no binary input function available for type aclitem"));
+    FARMDB_ARRAY_TYPE_CASES:
+      return ReceiveArray(type, reader);
+    case TypeId::kRecord:
+      return std::unexpected(RecordInput());
+    case TypeId::kAnyElement:
+    case TypeId::kAnyArray:
+      return std::unexpected(PseudoTypeInput(type));
   }
   return std::unexpected(MakeError("XX000", "unhandled type in DecodeBinary"));
 }
@@ -469,15 +506,24 @@ std::string EncodeBinary(const Value& value) {
     case TypeId::kName:
     case TypeId::kBytea:
     case TypeId::kPgNodeTree:
+    case TypeId::kAclitem:  // aclitem has no typsend; clients only ever ask for its text
       return value.AsString();
     case TypeId::kVoid:
+    case TypeId::kAnyElement:
+    case TypeId::kAnyArray:
       return {};
     case TypeId::kOid:
     case TypeId::kRegclass:
     case TypeId::kRegtype:
+    case TypeId::kRegproc:
+    case TypeId::kRegnamespace:
       return BigEndian(static_cast<uint32_t>(value.AsInt()));
     case TypeId::kChar:
       return std::string(1, value.AsString().empty() ? '\0' : value.AsString()[0]);
+    FARMDB_ARRAY_TYPE_CASES:
+      return SendArray(value);
+    case TypeId::kRecord:
+      return SendRecord(value);
   }
   return {};
 }

@@ -1,7 +1,7 @@
 -- psql's describe commands over farmdb's pg_catalog (sql/system/): \d, \dt, \di, \dn, \ds, \dv and \d of
 -- a name that matches nothing, on tables with a serial primary key and a unique column. Only
 -- commands whose output prints no OIDs (they differ between servers). \d of an existing table
--- is not here yet: its table-details query needs array(SELECT ...) (ARRAY(subquery)) and arrays.
+-- and the + forms are in psql_describe_table.sql.
 CREATE TABLE t (id serial PRIMARY KEY, name text NOT NULL DEFAULT 'x', code varchar(10) UNIQUE, n numeric(10,2), created timestamptz);
 CREATE TABLE u (a int, b text);
 \d

@@ -1,0 +1,101 @@
+// Aggregate transitions (aggregate_state.h).
+#include "sql/exec/aggregate_state.h"
+
+#include "sql/exec/row_hash.h"
+#include "sql/types/cast.h"
+
+namespace farmdb::sql {
+namespace {
+
+TypeId AvgAccumulator(TypeId input) {
+  return input == TypeId::kFloat4 || input == TypeId::kFloat8 ? TypeId::kFloat8 : TypeId::kNumeric;
+}
+
+}  // namespace
+
+AggregateState StartAggregate(const AggregateCall& call) {
+  AggregateState s;
+  s.value = Value::Null(call.type);
+  return s;
+}
+
+std::expected<void, Error> Accumulate(const AggregateCall& call, AggregateState& s, std::span<const Value> input,
+                                      ExecContext& ctx) {
+  if (call.function == AggregateFunction::kCountStar) {
+    ++s.count;
+    return {};
+  }
+  std::vector<Value> args;
+  for (const BoundExprPtr& a : call.args) {
+    auto v = EvaluateOn(*a, input, ctx);
+    if (!v) return std::unexpected(v.error());
+    args.push_back(std::move(*v));
+  }
+  if (args[0].IsNull()) return {};  // every aggregate here is strict in its first argument
+  if (call.distinct && !s.seen.insert(GroupKey(args)).second) return {};
+  ++s.count;
+  const Value& v = args[0];
+  switch (call.function) {
+    case AggregateFunction::kCount:
+    case AggregateFunction::kCountStar:
+      return {};
+    case AggregateFunction::kSum:
+    case AggregateFunction::kAvg: {
+      // avg accumulates in its result type (numeric or float8), sum in sum's.
+      auto in = Cast(v, call.function == AggregateFunction::kAvg ? AvgAccumulator(v.type) : call.type, ctx.output);
+      if (!in) return std::unexpected(in.error());
+      if (s.value.IsNull()) {
+        s.value = std::move(*in);
+        return {};
+      }
+      auto sum = EvalArith(ArithOp::kAdd, s.value.type, s.value, *in);
+      if (!sum) return std::unexpected(sum.error());
+      s.value = std::move(*sum);
+      return {};
+    }
+    case AggregateFunction::kMin:
+    case AggregateFunction::kMax: {
+      int c = s.value.IsNull() ? 0 : CompareValues(v, s.value);
+      if (s.value.IsNull() || (call.function == AggregateFunction::kMin ? c < 0 : c > 0)) s.value = v;
+      return {};
+    }
+    case AggregateFunction::kBoolAnd:
+    case AggregateFunction::kBoolOr: {
+      bool is_and = call.function == AggregateFunction::kBoolAnd;
+      s.value = Value::Bool(s.value.IsNull() ? v.AsBool() : is_and ? s.value.AsBool() && v.AsBool() : s.value.AsBool() || v.AsBool());
+      return {};
+    }
+    case AggregateFunction::kStringAgg: {
+      // string_agg(value, delimiter): the delimiter precedes every value but the first; a
+      // NULL delimiter counts as empty.
+      if (s.value.IsNull()) {
+        s.value = Value::Str(call.type, v.AsString());
+      } else {
+        std::string joined = s.value.AsString();
+        if (!args[1].IsNull()) joined += args[1].AsString();
+        joined += v.AsString();
+        s.value = Value::Str(call.type, std::move(joined));
+      }
+      return {};
+    }
+  }
+  return {};
+}
+
+std::expected<Value, Error> FinishAggregate(const AggregateCall& call, const AggregateState& s, ExecContext& ctx) {
+  switch (call.function) {
+    case AggregateFunction::kCount:
+    case AggregateFunction::kCountStar:
+      return Value::Int(TypeId::kInt8, s.count);
+    case AggregateFunction::kAvg: {
+      if (s.value.IsNull()) return Value::Null(call.type);
+      auto n = Cast(Value::Int(TypeId::kInt8, s.count), s.value.type, ctx.output);
+      if (!n) return n;
+      return EvalArith(ArithOp::kDiv, s.value.type, s.value, *n);
+    }
+    default:
+      return s.value;
+  }
+}
+
+}  // namespace farmdb::sql
