@@ -7,6 +7,8 @@
 #include <optional>
 #include <variant>
 
+#include "storage/row.h"
+
 namespace farmdb::storage {
 namespace {
 
@@ -220,24 +222,9 @@ std::optional<Value> ReadValue(KeyReader& r, TypeId type) {
 }  // namespace
 
 std::optional<size_t> MaxKeyColumnBytes(TypeId type) {
-  switch (type) {
-    case TypeId::kBool:
-      return 2;
-    case TypeId::kInt2:
-    case TypeId::kInt4:
-    case TypeId::kInt8:
-    case TypeId::kDate:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kOid:
-    case TypeId::kRegclass:
-    case TypeId::kRegtype:
-    case TypeId::kFloat4:
-    case TypeId::kFloat8:
-      return 9;
-    default:
-      return std::nullopt;
-  }
+  // A marker byte, then one byte for bool and eight for every other fixed-width type.
+  if (IsVariableWidth(type)) return std::nullopt;
+  return type == TypeId::kBool ? 2 : 9;
 }
 
 void AppendKeyColumn(std::string& out, const Value& v, const KeyColumn& c) {
