@@ -27,6 +27,11 @@ struct Txn::Participants {
   std::vector<TxnEngine::LockedObject> local_locked;  // objects at self, locked by this thread
   // Appends a record of `r`'s type and timestamp carrying `objects` to `to`'s log.
   cluster::CompletionPtr Send(Txn& t, MachineId to, Record r, std::span<const RecordObject> objects = {});
+  // The records that carry `objects` to `to`: one, as in FaRM §4, unless streaming; then cut
+  // into records whose ring cost is at most an eighth of `to`'s ring, so that each fits however
+  // full the ring is when it is appended (a bulk load: COPY, CREATE INDEX over a large table).
+  std::vector<std::span<const RecordObject>> Records(Txn& t, MachineId to, const Record& r,
+                                                     std::span<const RecordObject> objects) const;
   // Logs a record for the local primary to this machine's own log, marked applied (there for
   // recovery only, engine.h); the caller then does the primary's work itself. The append is a
   // local memory write, complete on return (log.h).
@@ -50,18 +55,17 @@ uint64_t RingCost(const Record& r, std::span<const RecordObject> objects = {}) {
   return 2 * (EncodedSize(r, objects) + 8 * kMaxPiggybacked);
 }
 
-// A write set's objects for one participant, cut into records whose ring cost is at most an
-// eighth of the ring, so that each fits however full the ring is when it is appended. A
-// transaction of ordinary size is one record per participant and phase, as in FaRM §4; a bulk
-// load (COPY, CREATE INDEX over a large table) is many.
-std::vector<std::span<const RecordObject>> Chunks(const Record& r, std::span<const RecordObject> objects,
-                                                  uint64_t ring_size) {
+}  // namespace
+
+std::vector<std::span<const RecordObject>> Txn::Participants::Records(Txn& t, MachineId to, const Record& r,
+                                                                      std::span<const RecordObject> objects) const {
+  if (!streaming) return {objects};
   std::vector<std::span<const RecordObject>> out;
-  const uint64_t limit = ring_size / 8;
+  const uint64_t limit = t.worker_->engine().Writer(to).ring_size() / 8;
   size_t begin = 0;
   uint64_t cost = RingCost(r);
   for (size_t i = 0; i < objects.size(); ++i) {
-    uint64_t more = 2 * (24 + ((objects[i].payload.size() + 7) & ~size_t{7}));
+    uint64_t more = 2 * EncodedSize(objects[i]);
     if (i > begin && cost + more > limit) {
       out.push_back(objects.subspan(begin, i - begin));
       begin = i;
@@ -72,7 +76,6 @@ std::vector<std::span<const RecordObject>> Chunks(const Record& r, std::span<con
   if (begin < objects.size() || out.empty()) out.push_back(objects.subspan(begin));
   return out;
 }
-}  // namespace
 
 cluster::CompletionPtr Txn::Participants::Send(Txn& t, MachineId to, Record r,
                                                std::span<const RecordObject> objects) {
@@ -143,7 +146,7 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   const Record lock = Rec(RecordType::kLock);
   for (auto& [m, objs] : p.primary_objects) {
     if (m == p.self) continue;
-    for (auto chunk : Chunks(lock, objs, worker_->engine().Writer(m).ring_size())) {
+    for (auto chunk : p.Records(*this, m, lock, objs)) {
       sent.push_back(p.Send(*this, m, lock, chunk));
     }
   }
@@ -151,7 +154,7 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   Timestamp max_head = 0;
   bool locked = true;
   if (auto local = p.primary_objects.find(p.self); local != p.primary_objects.end()) {
-    for (auto chunk : Chunks(lock, local->second, worker_->engine().Writer(p.self).ring_size())) {
+    for (auto chunk : p.Records(*this, p.self, lock, local->second)) {
       p.LogLocal(*this, lock, chunk);
     }
     locked = worker_->engine().LockObjects(local->second, &p.local_locked, &max_head);
@@ -216,7 +219,7 @@ bool Txn::CommitBackupPhase(Participants& p, Timestamp w) {
   std::vector<cluster::CompletionPtr> acks;
   const Record backup = Rec(RecordType::kCommitBackup, w);
   for (auto& [m, objs] : p.backup_objects) {
-    for (auto chunk : Chunks(backup, objs, worker_->engine().Writer(m).ring_size())) {
+    for (auto chunk : p.Records(*this, m, backup, objs)) {
       acks.push_back(p.Send(*this, m, backup, chunk));
     }
   }

@@ -116,7 +116,7 @@ void TxnEngine::UnlockLocked(std::vector<LockedObject>& locked) {
   locked.clear();
 }
 
-// A large transaction's LOCK comes in several records (commit.cc "Chunks"), each answered on
+// A large transaction's LOCK comes in several records (commit.cc, Participants::Records), each answered on
 // its own; the objects of all of them are the transaction's at this primary. A record that
 // fails to lock releases its own objects; the coordinator's ABORT releases the rest.
 void TxnEngine::OnLock(const Record& r) {

@@ -9,11 +9,13 @@ namespace farmdb::txn {
 using cluster::ByteReader;
 using cluster::ByteWriter;
 
+uint64_t EncodedSize(const RecordObject& o) { return 24 + ((o.payload.size() + 7) & ~size_t{7}); }
+
 uint64_t EncodedSize(const Record& r) { return EncodedSize(r, r.objects); }
 
 uint64_t EncodedSize(const Record& r, std::span<const RecordObject> objects) {
   uint64_t n = 32 + 8 * r.truncated.size() + 8;  // header, truncations, trailer
-  for (auto& o : objects) n += 24 + ((o.payload.size() + 7) & ~size_t{7});
+  for (auto& o : objects) n += EncodedSize(o);
   return (n + kRecordAlign - 1) & ~(kRecordAlign - 1);
 }
 

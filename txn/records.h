@@ -61,6 +61,8 @@ uint64_t EncodedSize(const Record& r);
 // `objects` (r.objects is ignored): a part of a write set, without copying it into a Record.
 std::vector<std::byte> EncodeRecord(const Record& r, std::span<const RecordObject> objects);
 uint64_t EncodedSize(const Record& r, std::span<const RecordObject> objects);
+// The bytes one object takes in an encoded record (its header and padded payload).
+uint64_t EncodedSize(const RecordObject& o);
 // `with_objects` false leaves `objects` empty: for applied records, whose objects the
 // participant never looks at (engine.h "Local participant").
 std::optional<Record> DecodeRecord(std::span<const std::byte> bytes, bool with_objects = true);

@@ -121,10 +121,12 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   if (!place) return Invalid();
   ObjectCopy copy;
   copy.raw.resize(*lines * kLineSize);
-  bool doomed_at_r = options_.isolation == Isolation::kSerializable && (!writes_.empty() || options_.expect_writes);
+  // Single-version mode aborts below on any newer head instead.
+  bool doomed_by_old_versions = engine.options().multi_version && options_.isolation == Isolation::kSerializable &&
+                                (!writes_.empty() || options_.expect_writes);
   for (int advances = 0;; ++advances) {
     if (auto head = ReadHead(place->primary, addr, copy); !head) return std::unexpected(head.error());
-    if (HeaderTs(copy.header()) <= read_ts_ || !doomed_at_r || !engine.options().multi_version) break;
+    if (HeaderTs(copy.header()) <= read_ts_ || !doomed_by_old_versions) break;
     // A serializable transaction with writes that reads a version older than the head would
     // fail validation (§4.7). If nothing it read has changed, it reads at a later R instead.
     if (advances == kMaxReadTsAdvances || !AdvanceReadTimestampIfUnchanged()) {
