@@ -229,6 +229,88 @@ StorageResult<void> BTree::Insert(Txn& t, std::string_view key, std::string_view
   return SplitUp(t, *full, {item, {}});
 }
 
+// The empty leaf covering `target` goes, with every ancestor that has it as its only child (the
+// chain [top, leaf] of the path). The parent of `top` drops it, and the neighbour next to it
+// takes over its range: a right neighbour's low fence moves down to top's low fence, a left
+// neighbour's high fence up to top's high fence. Fences are checked at every parent-to-child
+// step, so the neighbour's edge descendants down to the leaf level (its first children, or its
+// last) get the new fence too. This writes the parent and that edge, once per emptied leaf. If
+// the neighbour's edge cannot hold the new fence (variable-width keys, a full node) the empty
+// leaf stays, which is still a correct tree. Descents through stale cached nodes reach either a
+// freed address or a node whose fences disagree, and both send them back through the
+// transaction (Descend).
+StorageResult<void> BTree::UnlinkEmpty(Txn& t, const Target& target) const {
+  auto path = Descend(t, target, false);
+  if (!path) return std::unexpected(path.error());
+  size_t top = path->size() - 1;
+  while (top > 0 && (*path)[top - 1].node.count() == 1) --top;
+  auto free_chain = [&]() -> StorageResult<void> {
+    for (size_t k = std::max<size_t>(top, 1); k < path->size(); ++k) {
+      if (cache_) cache_->Erase((*path)[k].addr);
+      if (auto f = t.Free((*path)[k].addr); !f) return TxnFailure(f.error());
+    }
+    return {};
+  };
+  if (top == 0) {
+    // The whole tree is the empty chain: the root becomes an empty leaf.
+    const NodeView& root = path->front().node;
+    auto leaf = NodeBuffer::Build(root_, 0, root.unique(), root.capacity(), ItemView{}, std::nullopt, {});
+    if (!leaf) return Failure(StorageError::Code::kCorrupt);
+    if (auto f = free_chain(); !f) return f;
+    return WriteNode(t, root_, *leaf);
+  }
+  const NodeView& parent = (*path)[top - 1].node;
+  size_t i = 0;
+  while (i < parent.count() && parent.child(i) != (*path)[top].addr) ++i;
+  if (i == parent.count()) return Failure(StorageError::Code::kCorrupt);
+  // The range [parent.item(i), next) goes to the right neighbour when there is one.
+  const bool to_right = i + 1 < parent.count();
+  const size_t s = to_right ? i + 1 : i - 1;
+  auto bound_of = [](const NodeView& n, size_t j) {
+    return j + 1 < n.count() ? std::optional(n.item(j + 1)) : n.high();
+  };
+  std::vector<NodeEntry> parent_entries;
+  for (size_t j = 0; j < parent.count(); ++j) {
+    if (j == i) continue;
+    parent_entries.push_back({j == s && to_right ? parent.item(i) : parent.item(j), parent.child(j)});
+  }
+  auto new_parent = NodeBuffer::Build(root_, parent.level(), parent.unique(), parent.capacity(),
+                                      parent.low(), parent.high(), parent_entries);
+  if (!new_parent) return Failure(StorageError::Code::kCorrupt);
+  // The neighbour's edge, from the neighbour down to a leaf, rebuilt with the moved fence. Nothing
+  // is written until every node of it has been built.
+  const ItemView new_low = parent.item(i);
+  const std::optional<ItemView> new_high = bound_of(parent, i);
+  std::vector<std::pair<Addr, NodeBuffer>> edge;
+  Addr a = parent.child(s);
+  ItemView low = parent.item(s);
+  std::optional<ItemView> high = bound_of(parent, s);
+  for (;;) {
+    auto n = ReadNode(t, a);
+    if (!n) return std::unexpected(n.error());
+    if (n->low() != low || n->high() != high) return Failure(StorageError::Code::kCorrupt);
+    std::vector<NodeEntry> entries;
+    entries.reserve(n->count());
+    for (size_t j = 0; j < n->count(); ++j) entries.push_back({n->item(j), n->leaf() ? Addr{} : n->child(j)});
+    // An internal node's first separator is its low fence.
+    if (to_right && !n->leaf()) entries.front().item = new_low;
+    auto rebuilt = NodeBuffer::Build(root_, n->level(), n->unique(), n->capacity(), to_right ? new_low : n->low(),
+                                     to_right ? n->high() : new_high, entries);
+    if (!rebuilt) return {};  // no room for the moved fence: leave the empty leaf in place
+    edge.emplace_back(a, std::move(*rebuilt));
+    if (n->leaf()) break;
+    size_t c = to_right ? 0 : n->count() - 1;
+    low = n->item(c);
+    high = bound_of(*n, c);
+    a = n->child(c);
+  }
+  for (const auto& [addr, node] : edge) {
+    if (auto w = WriteNode(t, addr, node); !w) return w;
+  }
+  if (auto w = WriteNode(t, (*path)[top - 1].addr, *new_parent); !w) return w;
+  return free_chain();
+}
+
 // Reads leaves in the transaction one at a time, moving to the neighbour leaf by descending to
 // the current leaf's high fence (forward) or to just below its low fence (backward). It keeps a
 // copy of the current leaf, so the transaction may change that leaf while the scan is on it.
@@ -354,6 +436,9 @@ StorageResult<size_t> BTree::Erase(Txn& t, std::string_view key,
     NodeBuffer changed(leaf);
     changed.Erase(at);
     if (auto w = WriteNode(t, path->back().addr, changed); !w) return std::unexpected(w.error());
+    if (changed.view().count() == 0 && path->size() > 1) {
+      if (auto u = UnlinkEmpty(t, Target{item}); !u) return std::unexpected(u.error());
+    }
     ++erased;
   }
   return erased;

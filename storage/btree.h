@@ -11,9 +11,9 @@
 // leaves) fails the scanner's validation: no phantoms under serializable transactions.
 //
 // Inserts that overflow a leaf split it (and overflowing parents) in the caller's transaction;
-// the root node never moves, so its Addr names the tree. Erase removes items without merging
-// nodes: an emptied leaf stays in place with its fences, which keeps the tree correct (see
-// README "Known gaps").
+// the root node never moves, so its Addr names the tree. An erase that empties a leaf unlinks it
+// in the same transaction (UnlinkEmpty), so scans never step through runs of empty leaves left
+// by queue-like deletes (TPC-C's new_order); nodes that are merely underfull are not merged.
 //
 // Unique trees map a key to one value; non-unique trees hold a set of distinct (key, value)
 // pairs ordered by key then value. A BTree value is the root's Addr and a cache pointer: copyable
@@ -108,6 +108,9 @@ class BTree {
   // ancestors as needed, and writes every changed node.
   StorageResult<void> SplitUp(txn::Txn& t, const Path& path, NodeEntry entry) const;
   StorageResult<void> WriteNode(txn::Txn& t, Addr a, const NodeBuffer& node) const;
+  // Frees the empty leaf covering `target` and the chain of single-child ancestors above it, and
+  // hands their key range to a neighbour under the lowest ancestor with two or more children.
+  StorageResult<void> UnlinkEmpty(txn::Txn& t, const Target& target) const;
   StorageResult<std::string> CheckNode(txn::Txn& t, Addr a, ItemView low, std::optional<ItemView> high,
                                        int level) const;
 

@@ -192,13 +192,27 @@ struct OpMix {
   uint32_t keys = 100;
   bool large_values = true;
   bool scans = false;
+  // Percent of operations that insert; lookups are a quarter, and erases, erases of one value
+  // and scans share the rest 12:10:8.
+  uint32_t insert_percent = 45;
+  // Nonzero: the insert share alternates every `waves` transactions between 70% and none, so the
+  // index fills up and then drains (B-tree leaves empty and are unlinked, chains collapse).
+  int waves = 0;
 };
+
+// The mix for a thread's transaction number `txn`.
+inline OpMix MixAt(const OpMix& mix, int txn) {
+  OpMix m = mix;
+  if (mix.waves > 0) m.insert_percent = (txn / mix.waves) % 2 == 0 ? 70 : 0;
+  return m;
+}
 
 inline Op RandomOp(std::mt19937_64& rng, const OpMix& mix) {
   Op op;
   uint32_t r = rng() % 100;
-  op.kind = r < 25 ? Op::kLookup : r < 70 ? Op::kInsert : r < 82 ? Op::kErase
-          : r < 92 ? Op::kEraseValue : Op::kScan;
+  const uint32_t inserts = 25 + mix.insert_percent, rest = 75 - mix.insert_percent;
+  op.kind = r < 25 ? Op::kLookup : r < inserts ? Op::kInsert : r - inserts < rest * 12 / 30 ? Op::kErase
+          : r - inserts < rest * 22 / 30 ? Op::kEraseValue : Op::kScan;
   if (op.kind == Op::kScan && !mix.scans) op.kind = Op::kLookup;
   op.key = KeyOf(rng() % mix.keys);
   op.value = ValueOf(rng, mix.large_values);
@@ -284,7 +298,7 @@ void RunSingleThreaded(const Bench<Index>& b, uint64_t seed, int txns) {
     Model next = model;
     int ops = 1 + rng() % 6;
     for (int i = 0; i < ops; ++i) {
-      Op op = RandomOp(rng, b.mix);
+      Op op = RandomOp(rng, MixAt(b.mix, n));
       Outcome want = ApplyToModel(next, op, b.unique);
       auto got = ApplyToIndex(ix, *t, op);
       ASSERT_TRUE(got) << "seed=" << seed << " txn " << n << " " << Describe(got.error());
@@ -334,7 +348,7 @@ void RunConcurrent(const Bench<Index>& b, uint64_t seed, int txns_per_thread) {
       std::mt19937_64 rng(seed * 1000 + i);
       for (int n = 0; n < txns_per_thread && !failed; ++n) {
         std::vector<Op> ops(1 + rng() % 3);
-        for (Op& op : ops) op = RandomOp(rng, b.mix);
+        for (Op& op : ops) op = RandomOp(rng, MixAt(b.mix, n));
         bool user_abort = rng() % 10 == 0;
         while (!failed) {
           auto t = *w->Begin({});
