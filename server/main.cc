@@ -232,6 +232,8 @@ int main(int argc, char** argv) {
   sql::NodeOptions node_options;
   node_options.machines = config.machines;
   node_options.data_dir = flags.data_dir;
+  // The catalog lists the configured roles (passwords stay in the config's secrets).
+  for (const server::Role& role : config.roles) node_options.roles.push_back({role.name, role.superuser});
   auto node = sql::Node::Start(node_options);
   if (!node) {
     log->error("event=startup_failed error=\"{}\"", node.error());

@@ -62,7 +62,12 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
   for (int attempt = 0;; ++attempt) {
     auto t = worker->Begin({});
     if (!t) return std::unexpected("catalog bootstrap: could not begin a transaction");
-    auto catalog = storage::Catalog::Bootstrap(**t, {}, node->machines_[0]->catalog.get());
+    const storage::BootstrapOptions bootstrap;
+    auto catalog = storage::Catalog::Bootstrap(**t, bootstrap, node->machines_[0]->catalog.get());
+    for (const storage::RoleDef& role : options.roles) {
+      if (!catalog || role.rolname == bootstrap.superuser) continue;
+      if (auto created = catalog->CreateRole(**t, role); !created) catalog = std::unexpected(created.error());
+    }
     if (catalog) {
       auto committed = (*t)->Commit();
       if (committed) {

@@ -29,13 +29,10 @@
 #include <vector>
 
 #include "sql/exec/snapshot_registry.h"
+#include "storage/catalog.h"
 
 namespace farmdb::txn {
 class Worker;
-}
-namespace farmdb::storage {
-class Catalog;
-struct TableCaches;
 }
 
 namespace farmdb::sql {
@@ -50,6 +47,9 @@ struct NodeOptions {
   // transactions than half a ring stream their records (txn/README.md), so this bounds no
   // transaction; it sets how much commit traffic can be in flight to a machine.
   uint64_t log_size = 32ull << 20;
+  // Roles the catalog starts with besides the bootstrap superuser (oid 10): farmdb.conf's, so
+  // pg_roles and psql's \du list the roles that can log in.
+  std::vector<storage::RoleDef> roles;
 };
 
 class Node {

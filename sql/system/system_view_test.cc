@@ -26,6 +26,7 @@ class SystemViewTest : public ::testing::Test {
     NodeOptions node_options;
     node_options.machines = 1;
     node_options.region_size = 8ull << 20;
+    node_options.roles = ConfigRoles();
     auto node = Node::Start(node_options);
     ASSERT_TRUE(node) << node.error();
     node_ = *node;
@@ -48,6 +49,9 @@ class SystemViewTest : public ::testing::Test {
     t_ = snapshot_->FindTable(storage::kPublicNamespace, "t");
     ASSERT_NE(t_, nullptr);
   }
+
+  // The roles farmdb.conf would list (server/main.cc passes them to the Node).
+  virtual std::vector<storage::RoleDef> ConfigRoles() const { return {}; }
 
   void Run(std::string_view sql) {
     sink_ = RecordingSink();
@@ -302,6 +306,26 @@ TEST_F(SystemViewTest, NamespacesRolesDatabasesAndAccessMethods) {
   EXPECT_EQ(FormatText(Find("pg_database", "datname", NameValue("template1"))["datacl"], TextOptions{}),
             "{=c/postgres,postgres=CTc/postgres}");
   EXPECT_EQ(Rows("pg_collation").size(), 3u);
+}
+
+class ConfiguredRolesTest : public SystemViewTest {
+ protected:
+  std::vector<storage::RoleDef> ConfigRoles() const override {
+    return {{"postgres", true}, {"alice", false}, {"ops", true}};
+  }
+};
+
+// psql's \du reads pg_roles: the roles that can log in (farmdb.conf's) are there, with their
+// superuser flag; the bootstrap superuser stays oid 10 and is not duplicated.
+TEST_F(ConfiguredRolesTest, ConfigRolesAreCatalogRoles) {
+  Row postgres = Find("pg_roles", "rolname", NameValue("postgres"));
+  EXPECT_EQ(I(postgres["oid"]), 10);
+  Row alice = Find("pg_roles", "rolname", NameValue("alice"));
+  EXPECT_FALSE(alice["rolsuper"].AsBool());
+  EXPECT_TRUE(alice["rolcanlogin"].AsBool());
+  EXPECT_GE(I(alice["oid"]), 16384) << "user-created roles take oids from FirstNormalObjectId";
+  EXPECT_TRUE(Find("pg_roles", "rolname", NameValue("ops"))["rolsuper"].AsBool());
+  EXPECT_EQ(Rows("pg_user").size(), 3u);
 }
 
 TEST_F(SystemViewTest, PgTypeCoversEveryTypeAndItsArray) {
