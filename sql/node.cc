@@ -64,9 +64,9 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
     if (!t) return std::unexpected("catalog bootstrap: could not begin a transaction");
     const storage::BootstrapOptions bootstrap;
     auto catalog = storage::Catalog::Bootstrap(**t, bootstrap, node->machines_[0]->catalog.get());
-    for (const storage::RoleDef& role : options.roles) {
-      if (!catalog || role.rolname == bootstrap.superuser) continue;
-      if (auto created = catalog->CreateRole(**t, role); !created) catalog = std::unexpected(created.error());
+    for (size_t r = 0; catalog && r < options.roles.size(); ++r) {
+      if (options.roles[r].rolname == bootstrap.superuser) continue;  // Bootstrap made it
+      if (auto created = catalog->CreateRole(**t, options.roles[r]); !created) catalog = std::unexpected(created.error());
     }
     if (catalog) {
       auto committed = (*t)->Commit();

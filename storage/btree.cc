@@ -181,7 +181,7 @@ StorageResult<BTree::Path> BTree::Descend(Txn& t, const Target& target, bool use
       // Covers showed it reaches.
       size_t i = PartitionPoint(node, 1, [&](ItemView x) { return target.Reaches(x, node.unique()); }) - 1;
       low = node.item(i);
-      high = i + 1 < node.count() ? std::optional(node.item(i + 1)) : node.high();
+      high = node.HighAfter(i);
       a = node.child(i);
     }
     // Stale: forget this path's cached nodes and descend through the transaction.
@@ -303,9 +303,6 @@ StorageResult<void> BTree::UnlinkEmpty(Txn& t, const Target& target) const {
   // The range [parent.item(i), next) goes to the right neighbour when there is one.
   const bool to_right = i + 1 < parent.count();
   const size_t s = to_right ? i + 1 : i - 1;
-  auto bound_of = [](const NodeView& n, size_t j) {
-    return j + 1 < n.count() ? std::optional(n.item(j + 1)) : n.high();
-  };
   std::vector<NodeEntry> parent_entries;
   for (size_t j = 0; j < parent.count(); ++j) {
     if (j == i) continue;
@@ -317,11 +314,11 @@ StorageResult<void> BTree::UnlinkEmpty(Txn& t, const Target& target) const {
   // The neighbour's edge, from the neighbour down to a leaf, rebuilt with the moved fence. Nothing
   // is written until every node of it has been built.
   const ItemView new_low = parent.item(i);
-  const std::optional<ItemView> new_high = bound_of(parent, i);
+  const std::optional<ItemView> new_high = parent.HighAfter(i);
   std::vector<std::pair<Addr, NodeBuffer>> edge;
   Addr a = parent.child(s);
   ItemView low = parent.item(s);
-  std::optional<ItemView> high = bound_of(parent, s);
+  std::optional<ItemView> high = parent.HighAfter(s);
   for (;;) {
     auto n = ReadNode(t, a);
     if (!n) return std::unexpected(n.error());
@@ -338,7 +335,7 @@ StorageResult<void> BTree::UnlinkEmpty(Txn& t, const Target& target) const {
     if (n->leaf()) break;
     size_t c = to_right ? 0 : n->count() - 1;
     low = n->item(c);
-    high = bound_of(*n, c);
+    high = n->HighAfter(c);
     a = n->child(c);
   }
   for (const auto& [addr, node] : edge) {
@@ -508,8 +505,7 @@ StorageResult<std::string> BTree::CheckNode(Txn& t, Addr a, ItemView low, std::o
     }
     if (i > 0 && CompareItems(node.item(i - 1), x, node.unique()) >= 0) return where + "unsorted";
     if (!node.leaf()) {
-      auto next = i + 1 < node.count() ? std::optional(node.item(i + 1)) : node.high();
-      auto r = CheckNode(t, node.child(i), x, next, level - 1);
+      auto r = CheckNode(t, node.child(i), x, node.HighAfter(i), level - 1);
       if (!r || !r->empty()) return r;
     }
   }

@@ -82,6 +82,9 @@ class NodeView {
   Addr child(size_t i) const;  // internal nodes only
   ItemView low() const { return RecordAt(low_); }
   std::optional<ItemView> high() const;
+  // The upper bound of item i's range: the next item, or the node's high fence after the last
+  // (for an internal node, the high fence child i must have).
+  std::optional<ItemView> HighAfter(size_t i) const { return i + 1 < count_ ? std::optional(item(i + 1)) : high(); }
   // The first position whose item is not below `x` (lower bound in the tree's order).
   size_t LowerBound(ItemView x) const;
   // Bytes the header, slots and live records take (what a compacted copy would use).
