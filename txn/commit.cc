@@ -272,6 +272,27 @@ void Txn::AbortPhase(Participants& p, bool backups_too) {
   for (auto& [m, objs] : p.backup_objects) p.Send(*this, m, Rec(RecordType::kAbort));
 }
 
+// Header reads of every written object (txn.h MarkReapplicable): a changed one that is not
+// re-applicable is a conflict; changed re-applicable ones are stale (listed in stale_writes_);
+// with neither, LOCK met locks of transactions that are committing.
+Txn::LockFailure Txn::ClassifyLockFailure() {
+  HeaderReads headers(worker_->engine());
+  for (auto& [addr, w] : writes_) headers.Add(addr);
+  stale_writes_.clear();
+  size_t i = 0;
+  for (auto& [addr, w] : writes_) {
+    std::optional<uint64_t> header = headers.Get(i++);
+    if (!header) return LockFailure::kConflict;
+    bool changed = (w.flags & kObjNew) ? HeaderAllocated(*header)
+                                       : !HeaderAllocated(*header) ||
+                                             (w.expected != kAnyVersion && HeaderTs(*header) != w.expected);
+    if (!changed) continue;
+    if (!w.reapplicable) return LockFailure::kConflict;
+    stale_writes_.push_back(addr);
+  }
+  return stale_writes_.empty() ? LockFailure::kBusy : LockFailure::kStale;
+}
+
 std::expected<CommitInfo, TxnError> Txn::Commit() {
   if (error_) return std::unexpected(*error_);
   if (finished_) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
@@ -287,6 +308,28 @@ std::expected<CommitInfo, TxnError> Txn::Commit() {
   Participants p = Plan();
   ReserveLogs(p);
   auto locked = LockPhase(p);
+  while (!locked && locked.error().code == TxnErrorCode::kAborted && ++commit_tries_ < kMaxCommitTries &&
+         std::ranges::any_of(writes_, [](const auto& w) { return w.second.reapplicable; })) {
+    AbortPhase(p, /*backups_too=*/false);
+    ReleaseReservations(p);
+    id_ = worker_->NextTxnId();
+    switch (ClassifyLockFailure()) {
+      case LockFailure::kConflict:
+        return Fail(AbortReason::kLockConflict);
+      case LockFailure::kStale:
+        for (Addr a : stale_writes_) writes_.erase(a);
+        if (auto moved = RefreshReadTimestamp(); !moved) return std::unexpected(moved.error());
+        worker_->engine().counters().stale_write_returns.fetch_add(1, std::memory_order_relaxed);
+        return std::unexpected(TxnError{TxnErrorCode::kStaleWrites});
+      case LockFailure::kBusy:
+        worker_->engine().counters().lock_retries.fetch_add(1, std::memory_order_relaxed);
+        std::this_thread::yield();
+        break;
+    }
+    p = Plan();
+    ReserveLogs(p);
+    locked = LockPhase(p);
+  }
   std::expected<Timestamp, TxnError> w = locked ? WriteTimestamp(*locked) : locked;
   if (w && (options_.isolation == Isolation::kSerializable || !validate_.empty()) &&
       !ValidatePhase(/*read_only=*/false)) {

@@ -98,7 +98,7 @@ class TxnEngine {
  private:
   friend class Worker;
   friend class Txn;
-  friend class VersionChecks;  // header words of local objects
+  friend class HeaderReads;  // header words of local objects
 
   TxnEngine(cluster::Machine* machine, EngineOptions options);
   std::expected<void, std::string> Init();
@@ -211,6 +211,7 @@ class Worker {
   Worker(TxnEngine* engine, uint32_t id, uint32_t next_seq)
       : engine_(engine), id_(id), next_seq_(next_seq) {}
 
+  TxnId NextTxnId() { return MakeTxnId(engine_->machine().id(), id_, next_seq_++); }
   Timestamp OldestActive();
   void Unregister(Timestamp read_ts);
   // Txn::RefreshReadTimestamp: a fresh R (>= old_r) registered in place of old_r.

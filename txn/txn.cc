@@ -53,8 +53,8 @@ std::unexpected<TxnError> Txn::Fail(TxnError error) {
   return std::unexpected(*error_);
 }
 
-void Txn::Abort() {
-  if (!finished_) Fail(AbortReason::kUser);
+void Txn::Abort(AbortReason reason) {
+  if (!finished_) Fail(reason);
 }
 
 std::expected<void, TxnError> Txn::RefreshReadTimestamp() {
@@ -164,8 +164,10 @@ std::expected<std::vector<std::byte>, TxnError> Txn::Read(Addr addr) {
 std::expected<std::span<const std::byte>, TxnError> Txn::ReadView(Addr addr) {
   if (error_) return std::unexpected(*error_);
   if (auto it = writes_.find(addr); it != writes_.end()) {
-    if (it->second.flags & kObjFree) return NotAllocated();
-    return std::span<const std::byte>(it->second.payload);
+    WriteEntry& w = it->second;
+    if (w.flags & kObjFree) return NotAllocated();
+    w.read_back = true, w.reapplicable = false;
+    return std::span<const std::byte>(w.payload);
   }
   auto e = ReadObject(addr);
   if (!e) return std::unexpected(e.error());
@@ -190,6 +192,7 @@ std::expected<void, TxnError> Txn::Write(Addr addr, std::span<const std::byte> b
   WriteEntry& w = it->second;
   if (w.flags & kObjFree) return NotAllocated();
   if (bytes.size() > PayloadCapacity(w.lines)) return Invalid();
+  w.reapplicable = false;
   w.payload.assign(bytes.begin(), bytes.end());
   w.payload.resize(PayloadCapacity(w.lines));  // zeroes only the tail
   return {};
@@ -217,6 +220,15 @@ std::expected<void, TxnError> Txn::ValidateAtCommit(Addr addr) {
   if (!e) return std::unexpected(e.error());
   if (!(*e)->allocated) return NotAllocated();
   validate_.try_emplace(addr, Validation{(*e)->version, read_ts_});
+  return {};
+}
+
+std::expected<void, TxnError> Txn::MarkReapplicable(Addr addr) {
+  if (error_) return std::unexpected(*error_);
+  if (options_.isolation != Isolation::kSnapshot || options_.snapshot_ts || read_ts_pinned_) return Invalid();
+  auto it = writes_.find(addr);
+  if (it == writes_.end() || (it->second.flags & (kObjNew | kObjFree)) || it->second.read_back) return Invalid();
+  it->second.reapplicable = true;
   return {};
 }
 
@@ -250,6 +262,7 @@ std::expected<void, TxnError> Txn::Free(Addr addr) {
       return {};
     }
     it->second.flags |= kObjFree;
+    it->second.reapplicable = false;
     return {};
   }
   auto e = ReadObject(addr);

@@ -60,6 +60,8 @@ enum class TxnErrorCode : uint8_t {
   kNotAllocated,     // read or write of an address that holds no object at R
   kInvalidArgument,  // misuse: too large, write in a read-only transaction, unknown region
   kInternal,         // an invariant broke (e.g. a read reached freed old-version memory)
+  kStaleWrites,      // Commit only: re-applicable writes went stale; the transaction is still
+                     // open (Txn::MarkReapplicable)
 };
 
 struct TxnError {
@@ -77,6 +79,10 @@ struct TxnCounters {
   // Serializable transactions that moved R forward instead of aborting kEagerValidation (txn.h
   // "Reads newer than R").
   std::atomic<uint64_t> read_ts_advances{0};
+  // Commits with re-applicable writes (Txn::MarkReapplicable): LOCKs tried again after meeting a
+  // committing transaction's lock, and Commit calls that returned kStaleWrites.
+  std::atomic<uint64_t> lock_retries{0};
+  std::atomic<uint64_t> stale_write_returns{0};
   // Objects a Txn fetched (Read, or Write/Free of an object not read yet), by where the primary
   // copy lives; re-reads served from the read or write set and torn-read retries do not count.
   // Storage benchmarks divide these by operations to get object reads per lookup.
@@ -100,6 +106,8 @@ class Txn {
   Txn& operator=(const Txn&) = delete;
 
   Timestamp read_ts() const { return read_ts_; }
+  // The current commit try's id: a commit that tries LOCK again does so under a new one
+  // (MarkReapplicable).
   TxnId id() const { return id_; }
   // The object's whole payload (PayloadCapacity of its size class).
   std::expected<std::vector<std::byte>, TxnError> Read(Addr addr);
@@ -114,7 +122,9 @@ class Txn {
   std::expected<Addr, TxnError> Alloc(size_t size);
   std::expected<void, TxnError> Free(Addr addr);
   std::expected<CommitInfo, TxnError> Commit();
-  void Abort();
+  // Aborts; `reason` is what the counters and later calls report (the caller found the conflict,
+  // e.g. a stale write it cannot re-apply).
+  void Abort(AbortReason reason = AbortReason::kUser);
 
   // Snapshot isolation only: moves R forward to a fresh read timestamp, taken as Begin takes one
   // (strict: GET_TS, waiting out the uncertainty; non-strict: L; never below the current R), so
@@ -126,8 +136,8 @@ class Txn {
   //  - Write set: kept, each entry still carrying the version it was first read at. LOCK checks
   //    that version (§4.2), so an object written before the refresh that another transaction
   //    commits to afterwards makes Commit fail (kLockConflict): first committer wins over the
-  //    whole transaction. That is stricter than PostgreSQL's READ COMMITTED, which re-applies
-  //    the UPDATE to the newest row version; here the client sees 40001 instead of a lost update.
+  //    whole transaction. PostgreSQL's READ COMMITTED re-applies the UPDATE to the newest row
+  //    version instead; a caller that can do the same marks the write (MarkReapplicable).
   //  - Opacity (§4.2) holds per interval between refreshes: the reads between two refreshes see
   //    one consistent snapshot; the transaction as a whole sees a sequence of snapshots, each
   //    newer than the last, which is what READ COMMITTED promises and no more.
@@ -188,6 +198,38 @@ class Txn {
   // R (before a refresh, READ COMMITTED): they must not have changed since.
   std::expected<void, TxnError> ValidateAtCommit(Addr addr);
 
+  // Re-applicable writes: READ COMMITTED's UPDATE, which PostgreSQL re-applies to the newest row
+  // version when another transaction updated the row first (EvalPlanQual), in optimistic form.
+  // MarkReapplicable(addr) says the caller can compute its write of `addr` again from a newer
+  // version. When Commit's LOCK fails, Commit reads the headers of its written objects to learn
+  // why:
+  //  - a written object that is not re-applicable was committed to since it was read, or is gone:
+  //    the transaction aborts kLockConflict, as without re-applicable writes;
+  //  - otherwise, if re-applicable objects were committed to: Commit drops those writes, moves R
+  //    forward as RefreshReadTimestamp does (the read set goes), and returns kStaleWrites with the
+  //    transaction still open; stale_writes() lists them. The caller reads each again (at the new
+  //    R, so LOCK will check the version it now reads), writes and marks it again and commits
+  //    again, or aborts;
+  //  - otherwise LOCK met another transaction's lock, held while that one commits: Commit tries
+  //    LOCK again, after a yield.
+  // Each try releases the locks taken (ABORT to the primaries) and LOCKs under a new TxnId, so
+  // participants see an aborted transaction and then a new one. At most kMaxCommitTries LOCKs per
+  // transaction, across Commit calls; then it aborts kLockConflict, so writers that keep failing
+  // each other's LOCK still finish.
+  // Sound for READ COMMITTED: the write was computed from the version it replaces and nothing
+  // else of it reached the caller, so computing it from the newest version is what running the
+  // statement after the other transaction would have done. So a write stops being re-applicable
+  // when this transaction reads the object back (ReadView/Read: the caller may have seen the
+  // value), writes it again without marking it, or frees it; an object read back once can no
+  // longer be marked. Other writes keep first-committer-wins. kInvalidArgument (the transaction
+  // stays usable) for serializable transactions (first committer wins over the read set, which
+  // the new version would bypass), stale-snapshot and pinned ones (R cannot move), an object not
+  // in the write set, one allocated or freed here, or one read back.
+  static constexpr int kMaxCommitTries = 8;
+  std::expected<void, TxnError> MarkReapplicable(Addr addr);
+  // After Commit returned kStaleWrites: the writes it dropped, in address order.
+  const std::vector<Addr>& stale_writes() const { return stale_writes_; }
+
  private:
   friend class Worker;
   struct ReadEntry {
@@ -200,6 +242,8 @@ class Txn {
     Timestamp expected = kAnyVersion;
     uint32_t lines = 1;
     uint32_t flags = 0;
+    bool reapplicable = false;  // MarkReapplicable
+    bool read_back = false;     // read by this transaction after it wrote it
     std::vector<std::byte> payload;
   };
   Txn(Worker* worker, TxnId id, TxnOptions options, Timestamp read_ts);
@@ -226,6 +270,9 @@ class Txn {
   bool CommitPrimaryPhase(Participants& p, Timestamp w);
   void AbortPhase(Participants& p, bool backups_too);
   void ReleaseReservations(Participants& p);
+  // After a failed LOCK with re-applicable writes (MarkReapplicable): what to do next.
+  enum class LockFailure { kConflict, kStale, kBusy };
+  LockFailure ClassifyLockFailure();
 
   Worker* worker_;
   TxnId id_;
@@ -242,6 +289,8 @@ class Txn {
   };
   std::map<Addr, Validation> validate_;  // ValidateAtCommit
   std::vector<std::pair<Addr, uint32_t>> allocated_;  // (addr, slab-relative index) to undo
+  int commit_tries_ = 0;  // LOCKs sent so far (MarkReapplicable)
+  std::vector<Addr> stale_writes_;
 };
 
 }  // namespace farmdb::txn

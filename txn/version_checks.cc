@@ -6,36 +6,46 @@
 
 namespace farmdb::txn {
 
-void VersionChecks::Add(Addr addr, Timestamp version) {
+HeaderReads::~HeaderReads() {
+  for (Read& r : reads_) {
+    if (r.done) r.done->Wait();
+  }
+}
+
+size_t HeaderReads::Add(Addr addr) {
+  Read& r = reads_.emplace_back();
   cluster::Machine& machine = engine_.machine();
   auto place = machine.Lookup(addr.region());
-  if (!place) {
-    ok_ = false;
-    return;
-  }
+  if (!place) return reads_.size() - 1;
   if (place->primary == machine.id()) {
-    std::byte* mem = engine_.LocalObject(addr, 1);
-    if (mem) Check(version, cluster::LoadWord(mem));
-    else ok_ = false;
-    return;
+    if (std::byte* mem = engine_.LocalObject(addr, 1)) {
+      cluster::StoreWord(r.word, cluster::LoadWord(mem));
+      r.ok = true;
+    }
+  } else {
+    r.done = machine.fabric().Read(machine.id(), place->primary,
+                                   cluster::MemKey(cluster::MemKind::kRegion, addr.region()), addr.offset(), r.word);
   }
-  Remote& r = remote_.emplace_back(version);
-  r.done = machine.fabric().Read(machine.id(), place->primary,
-                                 cluster::MemKey(cluster::MemKind::kRegion, addr.region()), addr.offset(), r.word);
+  return reads_.size() - 1;
+}
+
+std::optional<uint64_t> HeaderReads::Get(size_t i) {
+  Read& r = reads_[i];
+  if (r.done) {
+    r.done->Wait();
+    r.ok = r.done->ok();
+    r.done = nullptr;
+  }
+  if (!r.ok) return std::nullopt;
+  return cluster::LoadWord(r.word);
 }
 
 bool VersionChecks::Unchanged() {
-  for (; awaited_ < remote_.size(); ++awaited_) {
-    Remote& r = remote_[awaited_];
-    r.done->Wait();
-    if (r.done->ok()) Check(r.version, cluster::LoadWord(r.word));
-    else ok_ = false;
+  for (; checked_ < versions_.size(); ++checked_) {
+    std::optional<uint64_t> header = reads_.Get(checked_);
+    if (!header || HeaderLocked(*header) || HeaderTs(*header) != versions_[checked_]) ok_ = false;
   }
   return ok_;
-}
-
-void VersionChecks::Check(Timestamp version, uint64_t header) {
-  if (HeaderLocked(header) || HeaderTs(header) != version) ok_ = false;
 }
 
 }  // namespace farmdb::txn

@@ -1,10 +1,12 @@
-// Checks that objects are unlocked and still at given versions by reading their header words at
-// their primaries: FaRM §4's VALIDATE (one-sided reads; a plain memory read where the primary is
-// this machine). Commit validates its read set with it, and a serializable transaction moving
-// its read timestamp forward (txn.h) checks that what it read is still current.
+// One-sided reads of object header words at their primaries (a plain memory read where the
+// primary is this machine): FaRM §4's VALIDATE, and what Commit looks at when a LOCK fails.
+// Commit validates its read set with VersionChecks, a serializable transaction moving its read
+// timestamp forward (txn.h) checks that what it read is still current, and a commit with
+// re-applicable writes reads HeaderReads to learn why its LOCK failed.
 #pragma once
 
 #include <deque>
+#include <optional>
 
 #include "cluster/fabric/fabric.h"
 #include "txn/address.h"
@@ -13,30 +15,45 @@ namespace farmdb::txn {
 
 class TxnEngine;
 
+class HeaderReads {
+ public:
+  explicit HeaderReads(TxnEngine& engine) : engine_(engine) {}
+  // The remote reads started write into this object: it waits for them.
+  ~HeaderReads();
+  HeaderReads(const HeaderReads&) = delete;
+  HeaderReads& operator=(const HeaderReads&) = delete;
+
+  // Starts reading `addr`'s header word; returns the read's index for Get.
+  size_t Add(Addr addr);
+  // Read i's header word (waiting for it), or nullopt if the memory is gone.
+  std::optional<uint64_t> Get(size_t i);
+
+ private:
+  struct Read {
+    bool ok = false;
+    alignas(8) std::byte word[8];
+    cluster::CompletionPtr done;  // null: done at Add (local, or no place)
+  };
+  TxnEngine& engine_;
+  std::deque<Read> reads_;  // stable addresses while remote reads write into them
+};
+
 class VersionChecks {
  public:
-  explicit VersionChecks(TxnEngine& engine) : engine_(engine) {}
-  // The remote reads started write into this object: it waits for them.
-  ~VersionChecks() { Unchanged(); }
-  VersionChecks(const VersionChecks&) = delete;
-  VersionChecks& operator=(const VersionChecks&) = delete;
+  explicit VersionChecks(TxnEngine& engine) : reads_(engine) {}
 
   // Starts the check of `addr` against `version`. Memory that is gone fails it.
-  void Add(Addr addr, Timestamp version);
+  void Add(Addr addr, Timestamp version) {
+    reads_.Add(addr);
+    versions_.push_back(version);
+  }
   // Waits for the checks started and says whether every object was unlocked at its version.
   bool Unchanged();
 
  private:
-  struct Remote {
-    Timestamp version;
-    alignas(8) std::byte word[8];
-    cluster::CompletionPtr done;
-  };
-  void Check(Timestamp version, uint64_t header);
-
-  TxnEngine& engine_;
-  std::deque<Remote> remote_;  // stable addresses while reads write into them
-  size_t awaited_ = 0;
+  HeaderReads reads_;
+  std::deque<Timestamp> versions_;
+  size_t checked_ = 0;
   bool ok_ = true;
 };
 

@@ -12,7 +12,7 @@ Worker::~Worker() {
 
 std::expected<std::unique_ptr<Txn>, TxnError> Worker::Begin(TxnOptions options) {
   cluster::Clock& clock = engine_->machine().clock();
-  TxnId id = MakeTxnId(engine_->machine().id(), id_, next_seq_++);
+  TxnId id = NextTxnId();
   Timestamp r;
   if (options.snapshot_ts) {
     if (!options.read_only) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
