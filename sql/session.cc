@@ -494,7 +494,7 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
     if (!analysis) return std::unexpected(analysis.error());
     portal.analysis = *analysis;
     if (auto attached = Attach(*portal.analysis, ctx); !attached) return std::unexpected(attached.error());
-    return RunDml(portal.analysis->dml->plan, ctx);
+    return RunDml(std::shared_ptr<const DmlPlan>(portal.analysis, &portal.analysis->dml->plan), ctx);
   }
   if (const auto* set = std::get_if<SetStmt>(&node)) return RunSet(*set, settings_, txn_, sink);
   if (const auto* show = std::get_if<ShowStmt>(&node)) return RunShow(*show, settings_);

@@ -13,11 +13,16 @@ and the final rows. PostgreSQL is the oracle (label oracle); farmdb must give th
   second transaction fails with 40001 at its next read of a newer version (serializable, FaRMv2
   §4.7 eager validation) or at COMMIT (LOCK finds the row changed). The same committed state
   results, with the failure reported at a later statement.
-- farmdb's READ COMMITTED is snapshot isolation with a fresh read timestamp per statement: a row
-  written earlier in the transaction and committed by another transaction since makes COMMIT
-  fail with 40001 (first committer wins), where PostgreSQL re-applies the UPDATE to the newest
-  row version. So farmdb prevents the lost update and the dirty-write interleaving that
-  PostgreSQL's READ COMMITTED resolves by overwriting.
+- farmdb's READ COMMITTED is snapshot isolation with a fresh read timestamp per statement. Like
+  PostgreSQL's, it re-applies an UPDATE to the newest version of a row another transaction
+  updated since (EvalPlanQual), but at COMMIT rather than in the blocked UPDATE: the row is read
+  again, WHERE checked again and SET applied again (sql/exec/transaction_block.h). So the
+  dirty-write interleaving, the client-computed lost update and concurrent increments end as on
+  PostgreSQL. Where PostgreSQL's re-check finds the row no longer matching and updates nothing,
+  farmdb has already reported the row updated and fails the COMMIT with 40001; and a row the
+  transaction read back after updating it (its value reached the client) is not re-applied,
+  so that COMMIT fails too (first committer wins), as it does at every level for UPDATEs that
+  read anything but the row and parameters (a subquery, a function call).
 - Row locks (SELECT ... FOR UPDATE / FOR SHARE, row_locks.py) never block either: they are
   checked when their transaction commits, so where PostgreSQL makes the second locker wait (or
   detects a deadlock), farmdb fails the second to commit with 40001.
@@ -58,13 +63,12 @@ def DirtyWrite(level):
             sc.s2.Ok("ROLLBACK")
         if ON_POSTGRES and level != RC:
             check(not first.ok, f"{level}: PostgreSQL fails T2's blocked UPDATE once T1 commits: {first!r}")
-        if ON_POSTGRES and level == RC:
-            # PostgreSQL's READ COMMITTED re-applies T2's UPDATE to T1's committed row.
+        if level == RC:
+            # READ COMMITTED re-applies T2's UPDATE of row 1 to T1's committed row (farmdb at
+            # T2's COMMIT).
             check.Equal(failed, None, f"{level}: T2 commits after T1")
             check.Equal(sc.Values(), [22, 22], f"{level}: final rows")
         else:
-            # farmdb at every level (first committer wins, see the module docstring), PostgreSQL
-            # at REPEATABLE READ and SERIALIZABLE.
             check.Equal(failed, "40001", f"{level}: T2 fails")
             check.Equal(sc.Values(), [11, 11], f"{level}: final rows")
     finally:
@@ -93,9 +97,9 @@ def DirtyRead(level):
 
 
 def LostUpdate(level):
-    """P4: two read-modify-write transactions (the client computes v + 1). PostgreSQL's READ
-    COMMITTED loses one increment; REPEATABLE READ and SERIALIZABLE fail the second with 40001.
-    farmdb fails the second at every level (first committer wins)."""
+    """P4: two read-modify-write transactions (the client computes v + 1). READ COMMITTED loses
+    one increment (the second UPDATE sets a constant, re-applied to the newest row);
+    REPEATABLE READ and SERIALIZABLE fail the second with 40001."""
     sc = Scenario([(1, 10)])
     try:
         Begin(sc.s1, level)
@@ -116,11 +120,92 @@ def LostUpdate(level):
         else:
             failed = first.sqlstate
             sc.s2.Ok("ROLLBACK")
-        if ON_POSTGRES and level == RC:
-            check.Equal(failed, None, f"{level}: PostgreSQL commits the second increment (lost update)")
+        if level == RC:
+            check.Equal(failed, None, f"{level}: the second increment commits (lost update)")
         else:
             check.Equal(failed, "40001", f"{level}: the second read-modify-write fails")
         check.Equal(sc.Values(), [11], f"{level}: final value")
+    finally:
+        sc.Close()
+
+
+def ConcurrentIncrements(level):
+    """Two transactions add to the same row in the server (SET v = v + n). READ COMMITTED
+    applies the second to the first's committed row, so both count; REPEATABLE READ and
+    SERIALIZABLE fail the second with 40001 (PostgreSQL in its blocked UPDATE, farmdb at COMMIT).
+    """
+    sc = Scenario([(1, 10), (2, 10)])
+    try:
+        Begin(sc.s1, level)
+        Begin(sc.s2, level)
+        sc.s1.Ok("UPDATE t SET v = v + 1 WHERE k = 1")
+        pending = sc.s2.Start("UPDATE t SET v = v + 10 WHERE k = 1")
+        if ON_POSTGRES:
+            sc.AwaitBlocked(sc.s2, pending)
+        else:
+            check(pending.result().ok, f"farmdb does not block the second writer: {pending.result()!r}")
+        sc.s1.Ok("COMMIT")
+        second = pending.result()
+        if second.ok:
+            # Row 2, untouched by T1, is written as usual alongside the re-applied row 1.
+            failed = FinishOrFail(sc.s2, ["UPDATE t SET v = v + 10 WHERE k = 2", "COMMIT"])
+        else:
+            failed = second.sqlstate
+            sc.s2.Ok("ROLLBACK")
+        if level == RC:
+            check.Equal(failed, None, f"{level}: the second increment commits")
+            check.Equal(sc.Values(), [21, 20], f"{level}: final rows")
+        else:
+            check.Equal(failed, "40001", f"{level}: the second increment fails")
+            check.Equal(sc.Values(), [11, 10], f"{level}: final rows")
+    finally:
+        sc.Close()
+
+
+def ReappliedUpdateChecksWhereAgain(level):
+    """READ COMMITTED: T2's UPDATE ... WHERE v = 10 meets T1's update to 20. PostgreSQL re-checks
+    WHERE on the new row in the blocked UPDATE and updates nothing (UPDATE 0); farmdb already
+    reported UPDATE 1, so its COMMIT re-checks WHERE, finds it false and fails with 40001. The
+    committed rows are the same."""
+    sc = Scenario([(1, 10)])
+    try:
+        Begin(sc.s1, level)
+        Begin(sc.s2, level)
+        sc.s1.Ok("UPDATE t SET v = 20 WHERE k = 1")
+        pending = sc.s2.Start("UPDATE t SET v = v + 1 WHERE k = 1 AND v = 10")
+        if ON_POSTGRES:
+            sc.AwaitBlocked(sc.s2, pending)
+        else:
+            check(pending.result().ok, f"farmdb does not block the second writer: {pending.result()!r}")
+        sc.s1.Ok("COMMIT")
+        check(pending.result().ok, f"{level}: T2's UPDATE: {pending.result()!r}")
+        failed = FinishOrFail(sc.s2, ["COMMIT"])
+        check.Equal(failed, None if ON_POSTGRES else "40001", f"{level}: T2's COMMIT")
+        check.Equal(sc.Values(), [20], f"{level}: final rows")
+    finally:
+        sc.Close()
+
+
+def ReadBackUpdateIsNotReapplied(level):
+    """READ COMMITTED: T2 updates a row T1 has updated, then reads it back. PostgreSQL's T2
+    waits for T1, updates T1's row and reads 21; farmdb's T2 reads 11 (its update of the row it
+    read), which a re-applied write would contradict, so its COMMIT fails with 40001."""
+    sc = Scenario([(1, 10)])
+    try:
+        Begin(sc.s1, level)
+        Begin(sc.s2, level)
+        sc.s1.Ok("UPDATE t SET v = 20 WHERE k = 1")
+        pending = sc.s2.Start("UPDATE t SET v = v + 1 WHERE k = 1")
+        if ON_POSTGRES:
+            sc.AwaitBlocked(sc.s2, pending)
+        else:
+            check(pending.result().ok, f"farmdb does not block the second writer: {pending.result()!r}")
+        sc.s1.Ok("COMMIT")
+        check(pending.result().ok, f"{level}: T2's UPDATE: {pending.result()!r}")
+        check.Equal(sc.s2.Ok("SELECT v FROM t WHERE k = 1"), [(21,)] if ON_POSTGRES else [(11,)], f"{level}: T2 reads back")
+        failed = FinishOrFail(sc.s2, ["COMMIT"])
+        check.Equal(failed, None if ON_POSTGRES else "40001", f"{level}: T2's COMMIT")
+        check.Equal(sc.Values(), [21] if ON_POSTGRES else [20], f"{level}: final rows")
     finally:
         sc.Close()
 
@@ -225,6 +310,9 @@ SCENARIOS = [
     (DirtyWrite, LEVELS),
     (DirtyRead, ["READ UNCOMMITTED"] + LEVELS),
     (LostUpdate, LEVELS),
+    (ConcurrentIncrements, LEVELS),
+    (ReappliedUpdateChecksWhereAgain, [RC]),
+    (ReadBackUpdateIsNotReapplied, [RC]),
     (ReadSkew, LEVELS),
     (WriteSkew, LEVELS),
     (ReadOnlySnapshot, [RR, SER]),

@@ -381,6 +381,25 @@ std::expected<std::vector<Assignment>, Error> Binder::BindAssignments(const std:
   return out;
 }
 
+namespace {
+// UpdatePlan::reapplicable.
+bool Reapplicable(const UpdatePlan& plan) {
+  const storage::TableDesc& t = *plan.table;
+  if (t.PrimaryKey() == nullptr || !plan.returning.empty()) return false;
+  for (const Assignment& a : plan.set) {
+    if (!ReadsOnlyRowAndParameters(*a.value)) return false;
+    for (const storage::IndexDesc& index : t.indexes) {
+      if (std::ranges::any_of(index.keys, [&](const storage::IndexKeyColumn& k) { return k.attnum - 1 == a.column; })) {
+        return false;
+      }
+    }
+  }
+  if (plan.scan->filter && !ReadsOnlyRowAndParameters(*plan.scan->filter)) return false;
+  return std::ranges::all_of(plan.checks.checks,
+                             [](const RowChecks::Check& c) { return ReadsOnlyRowAndParameters(*c.predicate); });
+}
+}  // namespace
+
 // UPDATE and DELETE select their rows the same way: a scan of the table whose access path and
 // filter come from WHERE. The scan and RETURNING go into `plan` (an UpdatePlan or DeletePlan).
 template <typename Plan>
@@ -422,6 +441,7 @@ std::expected<Binder::BoundDml, Error> Binder::BindUpdate(const UpdateStmt& stmt
   auto checks = BindRowChecks(t);
   if (!checks) return std::unexpected(checks.error());
   plan.checks = std::move(*checks);
+  plan.reapplicable = Reapplicable(plan);
   out.plan = std::move(plan);
   return out;
 }

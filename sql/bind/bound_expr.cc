@@ -1,6 +1,8 @@
 // Structural operations on bound expressions (bound_expr.h).
 #include "sql/bind/bound_expr.h"
 
+#include <algorithm>
+
 #include "sql/exec/builtins.h"
 
 namespace farmdb::sql {
@@ -89,6 +91,29 @@ BoundExprPtr CloneExpr(const BoundExpr& e) {
 }
 
 bool IsSetReturning(const BoundExpr& e) { return e.kind == BoundKind::kBuiltin && e.builtin->rows != nullptr; }
+
+bool ReadsOnlyRowAndParameters(const BoundExpr& e) {
+  switch (e.kind) {
+    case BoundKind::kFunction:
+    case BoundKind::kBuiltin:
+    case BoundKind::kAggregate:
+    case BoundKind::kSubquery:
+    case BoundKind::kExists:
+    case BoundKind::kInSubquery:
+    case BoundKind::kArraySubquery:
+    case BoundKind::kWindow:
+      return false;
+    case BoundKind::kColumn:
+      if (e.levels_up != 0) return false;
+      break;
+    case BoundKind::kScalarArrayOp:
+      if (!ReadsOnlyRowAndParameters(*e.element_op)) return false;
+      break;
+    default:
+      break;
+  }
+  return std::ranges::all_of(e.args, [](const BoundExprPtr& a) { return ReadsOnlyRowAndParameters(*a); });
+}
 
 const BoundExpr* FindSetReturning(const BoundExpr& e) {
   if (IsSetReturning(e)) return &e;

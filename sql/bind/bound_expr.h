@@ -99,6 +99,12 @@ bool IsSetReturning(const BoundExpr& e);
 // The first set-returning call in `e` (not looking into subqueries), or nullptr.
 const BoundExpr* FindSetReturning(const BoundExpr& e);
 
+// Whether `e` reads nothing but the current row, parameters and constants, through operators,
+// casts and conditionals: no function call (some read the clock, a sequence or the catalog), no
+// subquery, no outer row. Evaluated again later over the same row it gives the same value
+// (READ COMMITTED's UPDATE re-applied at commit, UpdatePlan::reapplicable).
+bool ReadsOnlyRowAndParameters(const BoundExpr& e);
+
 // Whether two bound expressions compute the same thing (GROUP BY matching, ORDER BY reuse).
 bool SameExpr(const BoundExpr& a, const BoundExpr& b);
 // A deep copy (subplans are shared: they are immutable).

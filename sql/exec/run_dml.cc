@@ -85,6 +85,19 @@ std::expected<Row, Error> Assign(const std::vector<Assignment>& set, const Row& 
   return updated;
 }
 
+// UPDATE's write of one row: CHECKs `updated`, then writes it over `stored`; 23505 names the
+// violated unique index. Returns the row's Addr (new if it outgrew its object).
+std::expected<txn::Addr, Error> WriteUpdated(const storage::Table& table, const storage::TableDesc& desc, const RowChecks& checks,
+                                             const storage::StoredRow& stored, const Row& updated, ExecContext& ctx) {
+  if (auto ok = CheckRow(checks, desc, updated, ctx); !ok) return std::unexpected(ok.error());
+  auto r = table.Update(*ctx.db->txn, stored, updated);
+  if (r) return *r;
+  if (r.error().code == storage::StorageError::Code::kDuplicateKey) {
+    return std::unexpected(UniqueViolation(desc, r.error().index, updated, ctx.output));
+  }
+  return std::unexpected(StorageFailure(r.error()));
+}
+
 }  // namespace
 
 RowInserter::RowInserter(const InsertPlan& plan, ExecContext& ctx)
@@ -144,14 +157,8 @@ std::expected<bool, Error> RowInserter::UpdateExisting(const Row& proposed) {
   }
   auto updated = Assign(oc.set, existing, both, ctx_);
   if (!updated) return std::unexpected(updated.error());
-  if (auto ok = CheckRow(plan_.checks, *plan_.table, *updated, ctx_); !ok) return std::unexpected(ok.error());
-  auto r = table_->Update(*ctx_.db->txn, (*scan)->stored(), *updated);
-  if (!r) {
-    if (r.error().code == storage::StorageError::Code::kDuplicateKey) {
-      return std::unexpected(UniqueViolation(*plan_.table, r.error().index, *updated, ctx_.output));
-    }
-    return std::unexpected(StorageFailure(r.error()));
-  }
+  auto r = WriteUpdated(*table_, *plan_.table, plan_.checks, (*scan)->stored(), *updated, ctx_);
+  if (!r) return std::unexpected(r.error());
   return Emit(*updated);
 }
 
@@ -200,24 +207,93 @@ std::expected<std::vector<std::pair<txn::Addr, Row>>, Error> SelectRows(const Ta
   return rows;
 }
 
-std::expected<StatementOutput, Error> RunUpdate(const UpdatePlan& plan, ExecContext& ctx) {
+// A re-applicable UPDATE's way to compute one of its rows again at commit, over the row's newest
+// version (TransactionBlock::RowRecompute): what the statement ran with, kept for the commit.
+class UpdateRecompute final : public TransactionBlock::RowRecompute {
+ public:
+  UpdateRecompute(std::shared_ptr<const DmlPlan> owner, const UpdatePlan& plan, const ExecContext& ctx)
+      : owner_(std::move(owner)),
+        plan_(plan),
+        params_(ctx.params.begin(), ctx.params.end()),
+        settings_(ctx.settings),
+        output_(ctx.output),
+        caches_(ctx.db->caches),
+        transaction_start_(ctx.transaction_start),
+        statement_start_(ctx.statement_start) {}
+
+  std::expected<bool, Error> Redo(txn::Txn& t, txn::Addr addr) const override {
+    DatabaseAccess db;
+    db.txn = &t;
+    db.catalog = plan_.catalog;
+    db.caches = caches_;
+    ExecContext ctx{params_, settings_, nullptr, std::chrono::steady_clock::time_point::max(), output_};
+    ctx.db = &db;
+    ctx.transaction_start = transaction_start_;
+    ctx.statement_start = statement_start_;
+    storage::Table table(plan_.table->storage, caches_);
+    auto stored = table.Read(t, addr);
+    if (!stored) {
+      // Freed, or freed and taken by something that is not a row.
+      const storage::StorageError& e = stored.error();
+      if ((e.code == storage::StorageError::Code::kTxn && e.txn.code == txn::TxnErrorCode::kNotAllocated) ||
+          e.code == storage::StorageError::Code::kCorrupt) {
+        return false;
+      }
+      return std::unexpected(StorageFailure(e));
+    }
+    Row row = table.Columns(*stored);
+    // Still this table's row: its primary key leads here (the object may have been freed and
+    // reused since the statement read it).
+    std::vector<Value> key;
+    for (const storage::IndexKeyColumn& k : plan_.table->PrimaryKey()->keys) key.push_back(row[k.attnum - 1]);
+    auto found = table.Get(t, key);
+    if (!found) return std::unexpected(StorageFailure(found.error()));
+    if (!*found || (*found)->addr() != addr) return false;
+    if (plan_.scan->filter) {
+      auto holds = Holds(*plan_.scan->filter, row, ctx);
+      if (!holds) return std::unexpected(holds.error());
+      if (!*holds) return false;
+    }
+    auto updated = Assign(plan_.set, row, row, ctx);
+    if (!updated) return std::unexpected(updated.error());
+    auto written = WriteUpdated(table, *plan_.table, plan_.checks, *stored, *updated, ctx);
+    if (!written) return std::unexpected(written.error());
+    // A row that outgrew its object moved: its new object and index entries stay as written.
+    if (*written == addr) (void)t.MarkReapplicable(addr);
+    return true;
+  }
+
+ private:
+  std::shared_ptr<const DmlPlan> owner_;  // keeps plan_ (and its catalog snapshot) alive
+  const UpdatePlan& plan_;
+  std::vector<Value> params_;
+  Settings& settings_;
+  TextOptions output_;
+  storage::TableCaches caches_;
+  int64_t transaction_start_, statement_start_;
+};
+
+std::expected<StatementOutput, Error> RunUpdate(const std::shared_ptr<const DmlPlan>& owner, const UpdatePlan& plan,
+                                                ExecContext& ctx) {
   storage::Table table(plan.table->storage, ctx.db->caches);
   auto rows = SelectRows(*plan.scan, ctx);
   if (!rows) return std::unexpected(rows.error());
+  TransactionBlock* block = ctx.transaction;
+  bool reapply = plan.reapplicable && block != nullptr && block->ReappliesUpdates();
+  std::shared_ptr<const UpdateRecompute> recompute;  // one per statement, made on first use
   StatementOutput out;
   for (auto& [addr, old] : *rows) {
     auto updated = Assign(plan.set, old, old, ctx);
     if (!updated) return std::unexpected(updated.error());
-    if (auto ok = CheckRow(plan.checks, *plan.table, *updated, ctx); !ok) return std::unexpected(ok.error());
     // Read again (from the Txn's read set) for the stored keys Update needs.
     auto stored = table.Read(*ctx.db->txn, addr);
     if (!stored) return std::unexpected(StorageFailure(stored.error()));
-    auto r = table.Update(*ctx.db->txn, *stored, *updated);
-    if (!r) {
-      if (r.error().code == storage::StorageError::Code::kDuplicateKey) {
-        return std::unexpected(UniqueViolation(*plan.table, r.error().index, *updated, ctx.output));
-      }
-      return std::unexpected(StorageFailure(r.error()));
+    auto written = WriteUpdated(table, *plan.table, plan.checks, *stored, *updated, ctx);
+    if (!written) return std::unexpected(written.error());
+    // Refused (nothing to undo) when this transaction had read the row after writing it.
+    if (reapply && *written == addr && ctx.db->txn->MarkReapplicable(addr)) {
+      if (!recompute) recompute = std::make_shared<UpdateRecompute>(owner, plan, ctx);
+      block->NoteReapplicable(addr, recompute);
     }
     if (!plan.returning.empty()) {
       auto ret = Returning(plan.returning, *updated, ctx);
@@ -250,10 +326,10 @@ std::expected<StatementOutput, Error> RunDelete(const DeletePlan& plan, ExecCont
 
 }  // namespace
 
-std::expected<StatementOutput, Error> RunDml(const DmlPlan& plan, ExecContext& ctx) {
-  if (const auto* insert = std::get_if<InsertPlan>(&plan)) return RunInsert(*insert, ctx);
-  if (const auto* update = std::get_if<UpdatePlan>(&plan)) return RunUpdate(*update, ctx);
-  return RunDelete(std::get<DeletePlan>(plan), ctx);
+std::expected<StatementOutput, Error> RunDml(const std::shared_ptr<const DmlPlan>& plan, ExecContext& ctx) {
+  if (const auto* insert = std::get_if<InsertPlan>(plan.get())) return RunInsert(*insert, ctx);
+  if (const auto* update = std::get_if<UpdatePlan>(plan.get())) return RunUpdate(plan, *update, ctx);
+  return RunDelete(std::get<DeletePlan>(*plan), ctx);
 }
 
 }  // namespace farmdb::sql

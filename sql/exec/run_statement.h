@@ -5,6 +5,7 @@
 #pragma once
 
 #include <expected>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,9 @@ std::expected<StatementOutput, Error> RunCopy(const CopyStmt& stmt, const BoundQ
 std::expected<StatementOutput, Error> RunCopyFrom(const CopyStmt& stmt, const InsertPlan& plan, ExecContext& ctx,
                                                   ResultSink& sink);
 
-// INSERT, UPDATE, DELETE (run_dml.cc); ctx.db must be attached.
-std::expected<StatementOutput, Error> RunDml(const DmlPlan& plan, ExecContext& ctx);
+// INSERT, UPDATE, DELETE (run_dml.cc); ctx.db must be attached. An UPDATE that READ COMMITTED
+// may re-apply at commit keeps `plan` alive until then (TransactionBlock::RowRecompute).
+std::expected<StatementOutput, Error> RunDml(const std::shared_ptr<const DmlPlan>& plan, ExecContext& ctx);
 
 // Any DDL statement (CREATE/DROP TABLE, INDEX, SEQUENCE, ALTER TABLE, TRUNCATE) to its
 // executor below (run_ddl.cc).

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "txn/engine.h"
 
 namespace farmdb::sql {
@@ -119,6 +121,7 @@ std::optional<Error> TransactionBlock::FinishTxn(bool commit) {
     snapshots_->Remove(exported_);
     exported_.clear();
   }
+  auto reapply = std::exchange(reapply_, {});
   if (!txn_) return std::nullopt;
   std::unique_ptr<txn::Txn> t = std::move(txn_);
   if (!commit) {
@@ -126,6 +129,16 @@ std::optional<Error> TransactionBlock::FinishTxn(bool commit) {
     return std::nullopt;
   }
   auto committed = t->Commit();
+  while (!committed && committed.error().code == txn::TxnErrorCode::kStaleWrites) {
+    for (txn::Addr row : t->stale_writes()) {
+      auto redone = reapply.at(row.raw)->Redo(*t, row);
+      if (redone && *redone) continue;
+      t->Abort(redone ? txn::AbortReason::kLockConflict : txn::AbortReason::kUser);
+      if (!redone) return std::move(redone.error());
+      return TxnFailure(txn::TxnError{txn::TxnErrorCode::kAborted, txn::AbortReason::kLockConflict});
+    }
+    committed = t->Commit();
+  }
   if (!committed) return TxnFailure(committed.error());
   return std::nullopt;
 }

@@ -51,8 +51,15 @@
 // abort it. READ COMMITTED (and READ UNCOMMITTED) run as snapshot isolation with a fresh read
 // timestamp per statement: each statement after the first refreshes the Txn's R
 // (txn::Txn::RefreshReadTimestamp) when it first uses the Txn, so it sees every transaction
-// committed before it started, while the block's writes keep first-committer-wins (40001
-// where PostgreSQL's READ COMMITTED would re-apply an UPDATE to the newest row version).
+// committed before it started, while the block's writes keep first-committer-wins (40001),
+// except UPDATEs that can be re-applied: PostgreSQL's READ COMMITTED re-applies an UPDATE to the
+// newest version of a row another transaction updated first (EvalPlanQual), and so does
+// farmdb, at commit: such an UPDATE marks its row writes (txn::Txn::MarkReapplicable) and notes
+// how to compute them (NoteReapplicable); when the commit finds one stale, the row is read at a
+// fresh R, its WHERE checked again and its SET applied again, and the commit goes on. PostgreSQL
+// waits on the row lock during the statement instead, so where it would find the row gone or no
+// longer matching WHERE and update nothing, farmdb has already reported the row as updated and
+// returns 40001.
 // A TransactionBlock without a worker (engines without a Node) never has a Txn.
 // Thread-safety: owned by one session.
 #pragma once
@@ -62,6 +69,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sql/exec/snapshot_registry.h"
@@ -167,6 +175,22 @@ class TransactionBlock {
   bool ran_query() const { return ran_query_; }
   void NoteQuery() { ran_query_ = true; }
 
+  // READ COMMITTED's UPDATE re-applied at commit (see the header comment; UpdatePlan::reapplicable).
+  class RowRecompute {
+   public:
+    virtual ~RowRecompute() = default;
+    // Computes the write of `row` again in `t` from the version t now reads (Commit has moved R
+    // past the commit that made the write stale), and marks it again. False when the row no
+    // longer qualifies: gone, no longer the row its key finds, or WHERE no longer holds.
+    virtual std::expected<bool, Error> Redo(txn::Txn& t, txn::Addr row) const = 0;
+  };
+  // Whether UPDATEs may be re-applied at commit: READ COMMITTED and UNCOMMITTED.
+  bool ReappliesUpdates() const { return refresh_per_statement_; }
+  // A statement marked its write of `row` re-applicable; `how` computes it again.
+  void NoteReapplicable(txn::Addr row, std::shared_ptr<const RowRecompute> how) {
+    reapply_[row.raw] = std::move(how);
+  }
+
  private:
   void Open();
   // Ends the transaction: commits or aborts its Txn, then the settings follow the outcome.
@@ -189,6 +213,7 @@ class TransactionBlock {
   bool refresh_per_statement_ = false;
   // Set at each statement start when refresh_per_statement_: the next Txn() refreshes R.
   bool refresh_due_ = false;
+  std::unordered_map<uint64_t, std::shared_ptr<const RowRecompute>> reapply_;  // by row Addr
 };
 
 }  // namespace farmdb::sql

@@ -62,6 +62,12 @@ struct UpdatePlan {
   std::vector<Assignment> set;                // over the old row
   RowChecks checks;
   std::vector<BoundExprPtr> returning;        // over the new row
+  // READ COMMITTED may re-apply this UPDATE to a row's newest version at commit, as PostgreSQL
+  // re-applies it to a row updated concurrently (run_dml.cc RowRecompute): the table has a
+  // primary key (which proves a row is still the row), no SET column is an index key (the row's
+  // index entries stay as they are), WHERE, SET and the CHECKs read only the row and parameters
+  // (ReadsOnlyRowAndParameters), and there is no RETURNING (its values went to the client).
+  bool reapplicable = false;
 };
 
 struct DeletePlan {
