@@ -16,19 +16,8 @@ namespace {
 TEST(FaultTest, DelaysReorderingAndDroppedSyncKeepHistoriesCorrect) {
   for (uint64_t seed : {1, 2}) {
     SCOPED_TRACE("seed=" + std::to_string(seed));
-    cluster::LocalClusterOptions co;
-    co.machines = 3;
-    co.replicas = 2;
-    co.region_size = 8 << 20;
-    co.seed = seed;
-    co.sync_interval = std::chrono::microseconds(300);
-    co.skews = {{0, -200}, {1'000'000, 400}, {-4'000'000, -450}};
-    TestCluster c(co, {});
-    cluster::FaultPolicy p;
-    p.max_delay = std::chrono::microseconds(300);
-    p.drop_probability = 0.3;
-    p.droppable_types = {cluster::kMsgSyncRequest, cluster::kMsgSyncReply};
-    c.cluster().fabric().SetFaults(p);
+    TestCluster c(SkewedClusterOptions(seed), {});
+    c.cluster().fabric().SetFaults(DelaysAndDroppedSync());
     WorkloadOptions o;
     o.seed = seed;
     o.threads_per_machine = 1;

@@ -10,6 +10,25 @@
 
 namespace farmdb::txn {
 
+cluster::LocalClusterOptions SkewedClusterOptions(uint64_t seed) {
+  cluster::LocalClusterOptions co;
+  co.machines = 3;
+  co.replicas = 2;
+  co.region_size = 8 << 20;
+  co.seed = seed;
+  co.sync_interval = std::chrono::microseconds(300);
+  co.skews = {{0, -200}, {1'000'000, 400}, {-4'000'000, -450}};
+  return co;
+}
+
+cluster::FaultPolicy DelaysAndDroppedSync() {
+  cluster::FaultPolicy p;
+  p.max_delay = std::chrono::microseconds(300);
+  p.drop_probability = 0.3;
+  p.droppable_types = {cluster::kMsgSyncRequest, cluster::kMsgSyncReply};
+  return p;
+}
+
 TestCluster::TestCluster(cluster::LocalClusterOptions cluster_options, EngineOptions engine_options)
     : cluster_(std::move(cluster_options)) {
   for (int m = 0; m < cluster_.size(); ++m) {

@@ -12,6 +12,13 @@
 
 namespace farmdb::txn {
 
+// The faults that must never break safety, as FaultTest runs histories under them: three
+// machines whose regions have two backups, clocks skewed within the uncertainty bound (seeded),
+// and fabric operations delayed up to 300 µs (so reordered) with 30% of clock-sync messages
+// dropped (SetFaults(DelaysAndDroppedSync()) once the cluster runs).
+cluster::LocalClusterOptions SkewedClusterOptions(uint64_t seed);
+cluster::FaultPolicy DelaysAndDroppedSync();
+
 class TestCluster {
  public:
   TestCluster(cluster::LocalClusterOptions cluster_options, EngineOptions engine_options);

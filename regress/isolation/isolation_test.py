@@ -129,6 +129,18 @@ def LostUpdate(level):
         sc.Close()
 
 
+def SecondWriterAfterTheFirstCommits(sc, level, first, second):
+    """T1 runs `first` and T2 then `second` on the same row, both at `level`; PostgreSQL blocks
+    T2 until T1 ends, farmdb never. T1 commits. Returns T2's statement Result."""
+    Begin(sc.s1, level)
+    Begin(sc.s2, level)
+    sc.s1.Ok(first)
+    pending = sc.s2.Start(second)
+    row_locks.Proceed(sc, sc.s2, pending)
+    sc.s1.Ok("COMMIT")
+    return pending.result()
+
+
 def ConcurrentIncrements(level):
     """Two transactions add to the same row in the server (SET v = v + n). READ COMMITTED
     applies the second to the first's committed row, so both count; REPEATABLE READ and
@@ -136,16 +148,8 @@ def ConcurrentIncrements(level):
     """
     sc = Scenario([(1, 10), (2, 10)])
     try:
-        Begin(sc.s1, level)
-        Begin(sc.s2, level)
-        sc.s1.Ok("UPDATE t SET v = v + 1 WHERE k = 1")
-        pending = sc.s2.Start("UPDATE t SET v = v + 10 WHERE k = 1")
-        if ON_POSTGRES:
-            sc.AwaitBlocked(sc.s2, pending)
-        else:
-            check(pending.result().ok, f"farmdb does not block the second writer: {pending.result()!r}")
-        sc.s1.Ok("COMMIT")
-        second = pending.result()
+        second = SecondWriterAfterTheFirstCommits(sc, level, "UPDATE t SET v = v + 1 WHERE k = 1",
+                                                  "UPDATE t SET v = v + 10 WHERE k = 1")
         if second.ok:
             # Row 2, untouched by T1, is written as usual alongside the re-applied row 1.
             failed = FinishOrFail(sc.s2, ["UPDATE t SET v = v + 10 WHERE k = 2", "COMMIT"])
@@ -169,16 +173,9 @@ def ReappliedUpdateChecksWhereAgain(level):
     committed rows are the same."""
     sc = Scenario([(1, 10)])
     try:
-        Begin(sc.s1, level)
-        Begin(sc.s2, level)
-        sc.s1.Ok("UPDATE t SET v = 20 WHERE k = 1")
-        pending = sc.s2.Start("UPDATE t SET v = v + 1 WHERE k = 1 AND v = 10")
-        if ON_POSTGRES:
-            sc.AwaitBlocked(sc.s2, pending)
-        else:
-            check(pending.result().ok, f"farmdb does not block the second writer: {pending.result()!r}")
-        sc.s1.Ok("COMMIT")
-        check(pending.result().ok, f"{level}: T2's UPDATE: {pending.result()!r}")
+        second = SecondWriterAfterTheFirstCommits(sc, level, "UPDATE t SET v = 20 WHERE k = 1",
+                                                  "UPDATE t SET v = v + 1 WHERE k = 1 AND v = 10")
+        check(second.ok, f"{level}: T2's UPDATE: {second!r}")
         failed = FinishOrFail(sc.s2, ["COMMIT"])
         check.Equal(failed, None if ON_POSTGRES else "40001", f"{level}: T2's COMMIT")
         check.Equal(sc.Values(), [20], f"{level}: final rows")
@@ -192,16 +189,9 @@ def ReadBackUpdateIsNotReapplied(level):
     read), which a re-applied write would contradict, so its COMMIT fails with 40001."""
     sc = Scenario([(1, 10)])
     try:
-        Begin(sc.s1, level)
-        Begin(sc.s2, level)
-        sc.s1.Ok("UPDATE t SET v = 20 WHERE k = 1")
-        pending = sc.s2.Start("UPDATE t SET v = v + 1 WHERE k = 1")
-        if ON_POSTGRES:
-            sc.AwaitBlocked(sc.s2, pending)
-        else:
-            check(pending.result().ok, f"farmdb does not block the second writer: {pending.result()!r}")
-        sc.s1.Ok("COMMIT")
-        check(pending.result().ok, f"{level}: T2's UPDATE: {pending.result()!r}")
+        second = SecondWriterAfterTheFirstCommits(sc, level, "UPDATE t SET v = 20 WHERE k = 1",
+                                                  "UPDATE t SET v = v + 1 WHERE k = 1")
+        check(second.ok, f"{level}: T2's UPDATE: {second!r}")
         check.Equal(sc.s2.Ok("SELECT v FROM t WHERE k = 1"), [(21,)] if ON_POSTGRES else [(11,)], f"{level}: T2 reads back")
         failed = FinishOrFail(sc.s2, ["COMMIT"])
         check.Equal(failed, None if ON_POSTGRES else "40001", f"{level}: T2's COMMIT")
