@@ -440,6 +440,18 @@ StorageResult<std::unique_ptr<IndexIterator>> BTree::Scan(Txn& t, std::optional<
 }
 
 StorageResult<std::vector<std::string>> BTree::Lookup(Txn& t, std::string_view key) const {
+  // A unique tree holds the key, if at all, in the leaf that covers it: search that leaf where
+  // the transaction holds it, without the copy a scan keeps.
+  ItemView probe{key, ""};
+  auto path = Descend(t, Target{probe}, true);
+  if (!path) return std::unexpected(path.error());
+  const NodeView& leaf = path->back().node;
+  if (leaf.unique()) {
+    size_t at = leaf.LowerBound(probe);
+    if (at == leaf.count() || leaf.item(at).key != key) return std::vector<std::string>{};
+    return std::vector<std::string>{std::string(leaf.item(at).value)};
+  }
+  // A key's items may run on into the next leaves.
   KeyBound bound{std::string(key), true};
   auto it = Scan(t, bound, bound, ScanDirection::kForward);
   if (!it) return std::unexpected(it.error());

@@ -47,10 +47,19 @@ std::expected<std::unique_ptr<TableScanCursor>, Error> TableScanCursor::Open(con
     if (!*v) return cursor;  // col = NULL matches nothing
     prefix.push_back(std::move(**v));
   }
+  const storage::Table& t = *cursor->table_;
+  if (access.index == 0 && !access.lower && !access.upper && !prefix.empty() &&
+      prefix.size() == t.descriptor().primary.spec.columns.size()) {
+    // The whole primary key: one row at most, looked up without a scan's copy of the leaf.
+    auto row = t.Get(*ctx.db->txn, prefix);
+    if (!row) return std::unexpected(StorageFailure(row.error()));
+    cursor->point_lookup_ = true;
+    cursor->point_row_ = std::move(*row);
+    return cursor;
+  }
   storage::IndexScan scan;
   scan.index = access.index;
   scan.direction = access.backward ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
-  const storage::Table& t = *cursor->table_;
   if (!prefix.empty()) {
     std::string key = t.IndexKey(access.index, prefix);
     scan.lower = storage::KeyBound{key, true};
@@ -89,16 +98,22 @@ std::expected<std::unique_ptr<TableScanCursor>, Error> TableScanCursor::Open(con
 }
 
 std::expected<bool, Error> TableScanCursor::Next(Row& row) {
-  if (!iterator_) return false;
   while (true) {
-    if (++rows_read_ % 1024 == 0) {
-      if (auto interrupted = ctx_.CheckInterrupts(); !interrupted) return std::unexpected(interrupted.error());
+    if (point_lookup_) {
+      if (!point_row_ || point_returned_) return false;
+      point_returned_ = true;
+    } else {
+      if (!iterator_) return false;
+      if (++rows_read_ % 1024 == 0) {
+        if (auto interrupted = ctx_.CheckInterrupts(); !interrupted) return std::unexpected(interrupted.error());
+      }
+      auto more = iterator_->Next();
+      if (!more) return std::unexpected(StorageFailure(more.error()));
+      if (!*more) return false;
     }
-    auto more = iterator_->Next();
-    if (!more) return std::unexpected(StorageFailure(more.error()));
-    if (!*more) return false;
-    row = table_->Columns(iterator_->row());
-    if (node_.row_addr) row.push_back(Value::Int(TypeId::kInt8, static_cast<int64_t>(iterator_->row().addr().raw)));
+    const storage::StoredRow& stored = this->stored();
+    row = table_->Columns(stored, node_.columns);
+    if (node_.row_addr) row.push_back(Value::Int(TypeId::kInt8, static_cast<int64_t>(stored.addr().raw)));
     if (!node_.filter) return true;
     auto keep = Holds(*node_.filter, row, ctx_);
     if (!keep) return std::unexpected(keep.error());

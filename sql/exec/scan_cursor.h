@@ -25,7 +25,7 @@ class TableScanCursor final : public Cursor {
 
   std::expected<bool, Error> Next(Row& row) override;
   // The stored row the last Next returned.
-  const storage::StoredRow& stored() const { return iterator_->row(); }
+  const storage::StoredRow& stored() const { return point_lookup_ ? *point_row_ : iterator_->row(); }
   const storage::Table& table() const { return *table_; }
 
  private:
@@ -35,7 +35,12 @@ class TableScanCursor final : public Cursor {
   const TableScanNode& node_;
   ExecContext& ctx_;
   std::unique_ptr<storage::Table> table_;  // the iterator points to it
-  std::optional<storage::RowIterator> iterator_;  // nullopt: no row can match
+  std::optional<storage::RowIterator> iterator_;  // nullopt: no row can match (or a point lookup)
+  // A lookup of the whole primary key instead of iterator_: the row, if there is one, until
+  // Next returns it.
+  bool point_lookup_ = false;
+  std::optional<storage::StoredRow> point_row_;
+  bool point_returned_ = false;
   uint64_t rows_read_ = 0;
 };
 
