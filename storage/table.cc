@@ -445,10 +445,15 @@ Value Table::Column(const StoredRow& row, size_t i) const {
   return row.view_.Get(i, d.schema.columns[i]);
 }
 
-std::vector<Value> Table::Columns(const StoredRow& row) const {
+std::vector<Value> Table::Columns(const StoredRow& row) const { return Columns(row, {}); }
+
+std::vector<Value> Table::Columns(const StoredRow& row, const std::vector<bool>& wanted) const {
+  const std::vector<TypeId>& types = descriptor_->schema.columns;
   std::vector<Value> out;
-  out.reserve(descriptor_->schema.columns.size());
-  for (size_t i = 0; i < descriptor_->schema.columns.size(); ++i) out.push_back(Column(row, i));
+  out.reserve(types.size());
+  for (size_t i = 0; i < types.size(); ++i) {
+    out.push_back(wanted.empty() || wanted[i] ? Column(row, i) : Value::Null(types[i]));
+  }
   return out;
 }
 

@@ -298,7 +298,23 @@ std::expected<BoundQuery, Error> Binder::FinishQuery(Block block, const SelectSt
       if (t.kind != BoundKind::kColumn || t.levels_up != 0) plain = false;
       else request.keys.push_back(SortKey{static_cast<size_t>(t.column), k.descending, k.nulls_first});
     }
-    plan = PlanFrom(catalog_ != nullptr ? catalog_->snapshot : nullptr, std::move(block.items), std::move(block.conjuncts), plain ? &request : nullptr);
+    // What reads the block row above the joins: the targets and window calls, or once
+    // aggregated (they then read the grouped row) the groups and the aggregates' arguments.
+    std::vector<const BoundExpr*> above;
+    auto add = [&](const std::vector<BoundExprPtr>& list) {
+      for (const BoundExprPtr& e : list) above.push_back(e.get());
+    };
+    if (block.aggregated) {
+      add(block.groups);
+      for (const AggregateCall& a : block.aggregates.calls) add(a.args);
+    } else {
+      add(block.targets);
+      for (const WindowCall& w : block.windows.calls) {
+        add(w.call.args), add(w.partition_by), add(w.order_by);
+      }
+    }
+    plan = PlanFrom(catalog_ != nullptr ? catalog_->snapshot : nullptr, std::move(block.items), std::move(block.conjuncts),
+                    plain ? &request : nullptr, &above);
     if (request.satisfied) block.order.clear();
   }
   size_t row_width = block.width;  // the row the targets read

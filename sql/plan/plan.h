@@ -64,18 +64,20 @@ struct IndexAccess {
 };
 
 // `row_addr`: the row ends with one more column, the row object's Addr as an int8, for a
-// LockRowsNode above (FOR UPDATE / FOR SHARE).
+// LockRowsNode above (FOR UPDATE / FOR SHARE). `columns`: the table columns (by attnum - 1) the
+// plan reads, the only ones decoded; the others are NULL in the row. Empty: every column.
 class TableScanNode final : public PlanNode {
  public:
   TableScanNode(storage::SnapshotPtr catalog, const storage::TableDesc* table, std::string alias, IndexAccess access,
-                BoundExprPtr filter, bool row_addr = false)
+                BoundExprPtr filter, bool row_addr = false, std::vector<bool> columns = {})
       : PlanNode(table->columns.size() + (row_addr ? 1 : 0)),
         catalog(std::move(catalog)),
         table(table),
         alias(std::move(alias)),
         access(std::move(access)),
         filter(std::move(filter)),
-        row_addr(row_addr) {}
+        row_addr(row_addr),
+        columns(std::move(columns)) {}
   std::expected<CursorPtr, Error> Open(ExecContext& ctx) const override;
   void Explain(std::vector<std::string>& lines, int depth) const override;
   // The scan as UPDATE and DELETE run it: the cursor also exposes the stored row.
@@ -87,6 +89,7 @@ class TableScanNode final : public PlanNode {
   IndexAccess access;
   BoundExprPtr filter;  // over the table's row; null: every row
   bool row_addr;
+  std::vector<bool> columns;
 };
 
 // `row_addr`: the view's row ends with one more column, the catalog root's Addr as an int8

@@ -235,7 +235,34 @@ std::shared_ptr<const TableScanNode> PlanTableScan(const storage::SnapshotPtr& c
 }
 
 PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> items, std::vector<BoundExprPtr> conjuncts,
-                 OrderRequest* order) {
+                 OrderRequest* order, const std::vector<const BoundExpr*>* above) {
+  // The block-row slots anything reads (empty: all of them).
+  std::vector<bool> read;
+  // A subquery or function item may read earlier items' columns itself (LATERAL, function
+  // arguments), out of sight here.
+  if (above != nullptr && std::ranges::all_of(items, [](const FromItem& i) { return i.plan == nullptr; })) {
+    size_t width = items.empty() ? 0 : items.back().first_slot + items.back().width;
+    read.assign(width, false);
+    auto note = [&](const BoundExpr& e) {
+      Reads r = ReadsOf(e);
+      if (r.everything) read.clear();
+      for (int s : r.slots) {
+        if (!read.empty() && static_cast<size_t>(s) < read.size()) read[s] = true;
+      }
+      return !r.everything;
+    };
+    bool known = std::ranges::all_of(*above, [&](const BoundExpr* e) { return note(*e); }) &&
+                 std::ranges::all_of(conjuncts, [&](const BoundExprPtr& e) { return note(*e); });
+    for (const FromItem& item : items) {
+      known = known && std::ranges::all_of(item.on, [&](const BoundExprPtr& e) { return note(*e); });
+    }
+    if (!known) read.clear();
+  }
+  // The columns of item `item`'s table that the block reads (empty: all).
+  auto columns_read = [&](const FromItem& item) {
+    if (read.empty()) return std::vector<bool>();
+    return std::vector<bool>(read.begin() + item.first_slot, read.begin() + item.first_slot + item.table->columns.size());
+  };
   // The step (item index) each conjunct belongs to, or items.size() for "above the joins".
   auto item_of_slot = [&](int slot) {
     for (size_t i = 0; i < items.size(); ++i) {
@@ -299,7 +326,7 @@ PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> item
       if (item_order != nullptr && choice.serves_order) item_order->satisfied = true;
       for (BoundExprPtr& c : pushed) ShiftColumns(*c, static_cast<int>(item.first_slot));
       right = std::make_shared<TableScanNode>(catalog, item.table, item.alias, std::move(choice.access),
-                                              CombineConjuncts(std::move(pushed)), item.row_addr);
+                                              CombineConjuncts(std::move(pushed)), item.row_addr, columns_read(item));
     } else {
       right = item.view != nullptr
                   ? PlanPtr(std::make_shared<SystemViewScanNode>(item.view, item.width, nullptr, item.row_addr))

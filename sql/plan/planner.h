@@ -45,8 +45,11 @@ struct OrderRequest {
 };
 
 // The block's join tree; `catalog` keeps the TableDesc pointers alive. `order` may be null.
+// `above`: the expressions the plan above the joins evaluates over the block row (targets,
+// groups, aggregate arguments); table scans decode only the columns they and the conjuncts read.
+// Null: the block row is read whole.
 PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> items, std::vector<BoundExprPtr> conjuncts,
-                 OrderRequest* order);
+                 OrderRequest* order, const std::vector<const BoundExpr*>* above = nullptr);
 
 // The scan of one table (UPDATE, DELETE): access path from `conjuncts` (over the table row),
 // all of them kept as its filter.

@@ -1,0 +1,29 @@
+-- Scans decode only the columns a query reads (sql/plan/planner.h PlanFrom): every shape below
+-- reads some column only in one place (a join condition, ORDER BY, GROUP BY, an aggregate's
+-- argument, a window's PARTITION BY, a correlated subquery, FOR UPDATE, a pushed-down filter),
+-- and must see its value there.
+CREATE TABLE wide (id int PRIMARY KEY, a int, b text, c numeric(10,2), d text, e int);
+CREATE TABLE other (k int PRIMARY KEY, id int, label text);
+INSERT INTO wide VALUES (1, 10, 'x', 1.50, 'p', 100), (2, 20, 'y', 2.50, 'q', 200),
+  (3, 30, 'x', 3.50, 'p', 300), (4, 40, NULL, NULL, 'q', 400);
+INSERT INTO other VALUES (1, 2, 'two'), (2, 3, 'three'), (3, 9, 'none');
+SELECT a FROM wide WHERE e > 150 ORDER BY d, id;
+SELECT w.a, o.label FROM wide w JOIN other o ON o.id = w.id ORDER BY o.k;
+SELECT o.label, w.b FROM other o LEFT JOIN wide w ON w.id = o.id AND w.e < 300 ORDER BY o.k;
+SELECT b, count(*), sum(c), max(e) FROM wide GROUP BY b ORDER BY b;
+SELECT count(DISTINCT d) FROM wide WHERE c IS NOT NULL;
+SELECT id, sum(a) OVER (PARTITION BY d ORDER BY id) FROM wide ORDER BY id;
+SELECT id, (SELECT label FROM other o WHERE o.id = w.id) FROM wide w ORDER BY id;
+SELECT id FROM wide w WHERE EXISTS (SELECT 1 FROM other o WHERE o.id = w.id AND o.label <> w.b) ORDER BY id;
+SELECT id, a FROM wide WHERE b = 'x' ORDER BY e DESC;
+SELECT * FROM wide WHERE id = 2;
+SELECT w.* FROM wide w, other o WHERE o.id = w.id ORDER BY w.id;
+SELECT a + e AS total FROM wide WHERE id = 3;
+BEGIN;
+SELECT id, a FROM wide WHERE id = 1 FOR UPDATE;
+UPDATE wide SET e = e + 1 WHERE id = 1;
+SELECT e FROM wide WHERE id = 1;
+COMMIT;
+SELECT id, e FROM wide WHERE d = 'p' ORDER BY id;
+DROP TABLE wide;
+DROP TABLE other;
