@@ -206,9 +206,15 @@ bool Txn::ValidatePhase(bool read_only) {
     }
   }
   for (auto& [addr, v] : validate_) {
+    // Written since (at READ COMMITTED, perhaps at a later version than the one first seen):
+    // LOCK checks the write's version, which must be the one first seen.
+    if (auto w = writes_.find(addr); w != writes_.end()) {
+      if (w->second.expected != v.version) return false;
+      continue;
+    }
     // Skipped: done above (a serializable transaction keeps its read set when it moves R, so
-    // the versions agree), checked by LOCK, or seen at the R a read-only transaction commits at.
-    if ((serializable && !read_only && reads_.contains(addr)) || writes_.contains(addr)) continue;
+    // the versions agree), or seen at the R a read-only transaction commits at.
+    if (serializable && !read_only && reads_.contains(addr)) continue;
     if (read_only && v.seen_at == read_ts_) continue;
     checks.Add(addr, v.version);
   }
@@ -289,6 +295,7 @@ Txn::LockFailure Txn::ClassifyLockFailure() {
     if (!changed) continue;
     if (!w.reapplicable) return LockFailure::kConflict;
     stale_writes_.push_back(addr);
+    stale_head_ts_ = std::max(stale_head_ts_, HeaderTs(*header));
   }
   return stale_writes_.empty() ? LockFailure::kBusy : LockFailure::kStale;
 }
@@ -317,6 +324,11 @@ std::expected<CommitInfo, TxnError> Txn::Commit() {
       case LockFailure::kConflict:
         return Fail(AbortReason::kLockConflict);
       case LockFailure::kStale:
+        // R was handed out since the write was marked (PinReadTimestamp): it may not move.
+        if (read_ts_pinned_) return Fail(AbortReason::kLockConflict);
+        // A non-strict R may lag the commits that made the writes stale (R = L): wait until
+        // they are past, so the next reads see them.
+        worker_->engine().machine().clock().WaitUntilPast(stale_head_ts_);
         for (Addr a : stale_writes_) writes_.erase(a);
         if (auto moved = RefreshReadTimestamp(); !moved) return std::unexpected(moved.error());
         worker_->engine().counters().stale_write_returns.fetch_add(1, std::memory_order_relaxed);

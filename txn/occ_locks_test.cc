@@ -146,6 +146,21 @@ TEST_P(OccLocksTest, ValidateAtCommitPreventsWriteSkewUnderSnapshotIsolation) {
   EXPECT_EQ(Current(x) + Current(y), 1u);
 }
 
+TEST_P(OccLocksTest, ASharedHolderThatWritesAfterARefreshStillNeedsTheVersionFirstSeen) {
+  // READ COMMITTED: SELECT ... FOR SHARE of x, another transaction updates x, then this one
+  // UPDATEs x at a fresh R, so its write carries the new version. LOCK would pass; the shared
+  // lock was broken, so the commit must fail.
+  Addr x = Create(1);
+  auto t = *self_->Begin(Snapshot());
+  ASSERT_TRUE(t->ValidateAtCommit(x));
+  Put(x, 2);
+  ASSERT_TRUE(t->RefreshReadTimestamp());
+  ASSERT_TRUE(t->Write(x, U64Bytes(Get(*t, x) + 1)));
+  ExpectAbort(t->Commit(), AbortReason::kValidationFailure);
+  EXPECT_EQ(Current(x), 2u);
+  ExpectReplicasIdentical();
+}
+
 TEST_P(OccLocksTest, SharedHoldersDoNotConflict) {
   Addr x = Create(1), a = Create(0), b = Create(0);
   for (Isolation isolation : {Isolation::kSnapshot, Isolation::kSerializable}) {

@@ -96,7 +96,7 @@ TEST_P(ReapplyTest, ReadingAWriteBackOrWritingItAgainEndsItsReapplicability) {
 }
 
 TEST_P(ReapplyTest, OnlyPlainWritesOfSnapshotIsolationTransactionsAreMarked) {
-  Addr x = Create(1), y = Create(1);
+  Addr x = Create(1), y = Create(1), shared = Create(1);
   auto invalid = [](const std::expected<void, TxnError>& r) {
     return !r && r.error().code == TxnErrorCode::kInvalidArgument;
   };
@@ -111,11 +111,27 @@ TEST_P(ReapplyTest, OnlyPlainWritesOfSnapshotIsolationTransactionsAreMarked) {
   EXPECT_TRUE(invalid(t->MarkReapplicable(fresh))) << "allocated here";
   ASSERT_TRUE(t->Free(y));
   EXPECT_TRUE(invalid(t->MarkReapplicable(y))) << "freed here";
+  ASSERT_TRUE(t->ValidateAtCommit(shared));
+  ASSERT_TRUE(t->Write(shared, U64Bytes(2)));
+  EXPECT_TRUE(invalid(t->MarkReapplicable(shared))) << "held FOR SHARE: must stay at the version first seen";
   ASSERT_TRUE(t->Write(x, U64Bytes(3)));
   t->PinReadTimestamp();
   EXPECT_TRUE(invalid(t->MarkReapplicable(x))) << "R is pinned";
   EXPECT_TRUE(t->Commit());
   EXPECT_EQ(Current(x), 3u);
+  EXPECT_EQ(Current(shared), 2u);
+}
+
+TEST_P(ReapplyTest, ATransactionPinnedAfterMarkingAbortsInsteadOfMovingR) {
+  Addr x = Create(1);
+  auto t = *self_->Begin(Snapshot());
+  Increment(*t, x, 1);
+  t->PinReadTimestamp();
+  Timestamp r = t->read_ts();
+  Put(x, 100);
+  ExpectError(t->Commit(), TxnErrorCode::kAborted, AbortReason::kLockConflict);
+  EXPECT_EQ(t->read_ts(), r);
+  EXPECT_EQ(Current(x), 100u);
 }
 
 // Threads on every machine add to shared counters in snapshot-isolation transactions that also

@@ -227,7 +227,12 @@ std::expected<void, TxnError> Txn::MarkReapplicable(Addr addr) {
   if (error_) return std::unexpected(*error_);
   if (options_.isolation != Isolation::kSnapshot || options_.snapshot_ts || read_ts_pinned_) return Invalid();
   auto it = writes_.find(addr);
-  if (it == writes_.end() || (it->second.flags & (kObjNew | kObjFree)) || it->second.read_back) return Invalid();
+  // A row held FOR SHARE (ValidateAtCommit) must stay at the version first seen; a re-applied
+  // write would move it on.
+  if (it == writes_.end() || (it->second.flags & (kObjNew | kObjFree)) || it->second.read_back ||
+      validate_.contains(addr)) {
+    return Invalid();
+  }
   it->second.reapplicable = true;
   return {};
 }

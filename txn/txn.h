@@ -224,7 +224,9 @@ class Txn {
   // longer be marked. Other writes keep first-committer-wins. kInvalidArgument (the transaction
   // stays usable) for serializable transactions (first committer wins over the read set, which
   // the new version would bypass), stale-snapshot and pinned ones (R cannot move), an object not
-  // in the write set, one allocated or freed here, or one read back.
+  // in the write set, one allocated or freed here, one read back, or one held by
+  // ValidateAtCommit (it must stay at the version first seen). A transaction pinned after
+  // marking aborts kLockConflict where it would have returned kStaleWrites.
   static constexpr int kMaxCommitTries = 8;
   std::expected<void, TxnError> MarkReapplicable(Addr addr);
   // After Commit returned kStaleWrites: the writes it dropped, in address order.
@@ -291,6 +293,7 @@ class Txn {
   std::vector<std::pair<Addr, uint32_t>> allocated_;  // (addr, slab-relative index) to undo
   int commit_tries_ = 0;  // LOCKs sent so far (MarkReapplicable)
   std::vector<Addr> stale_writes_;
+  Timestamp stale_head_ts_ = 0;  // the newest version among stale_writes_
 };
 
 }  // namespace farmdb::txn
