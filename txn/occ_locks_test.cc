@@ -250,12 +250,7 @@ void RunExclusiveSections(TestCluster& cluster, const Lock& lock) {
   int n = cluster.size();
   int threads = std::max(n, 2);
   auto setup = cluster.engine(0).NewWorker();
-  auto make = [&]() {
-    auto t = *setup->Begin({});
-    Addr o = *t->Alloc(8);
-    EXPECT_TRUE(t->Commit());
-    return o;
-  };
+  auto make = [&] { return CommitNewObject(*setup); };
   Addr gate = make();
   for (int round = 0; round < 30; ++round) {
     std::vector<Addr> objs;

@@ -142,12 +142,7 @@ void RunConcurrentIncrements(TestCluster& cluster, int transactions_per_thread) 
   const int machines = cluster.size();
   const int threads = std::max(4, machines * 2);
   auto setup = cluster.engine(0).NewWorker();
-  auto make = [&]() {
-    auto t = *setup->Begin({});
-    Addr o = *t->Alloc(8);
-    EXPECT_TRUE(t->Commit());
-    return o;
-  };
+  auto make = [&] { return CommitNewObject(*setup); };
   std::vector<Addr> counters = {make(), make()};
   std::vector<Addr> own;
   for (int i = 0; i < threads; ++i) own.push_back(make());

@@ -1,5 +1,7 @@
 #include "txn/workload.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -143,6 +145,16 @@ uint64_t U64Value(const std::vector<std::byte>& payload) {
   uint64_t v;
   std::memcpy(&v, payload.data(), 8);
   return v;
+}
+
+Addr CommitNewObject(Worker& w) {
+  auto t = w.Begin({});
+  auto a = t ? (*t)->Alloc(8) : std::unexpected(t.error());
+  if (!a || !(*t)->Commit()) {
+    std::fprintf(stderr, "CommitNewObject: set-up transaction failed\n");
+    std::abort();
+  }
+  return *a;
 }
 
 WorkloadResult RunWorkload(Workload kind, TestCluster& cluster, const WorkloadOptions& o) {

@@ -236,27 +236,22 @@ std::shared_ptr<const TableScanNode> PlanTableScan(const storage::SnapshotPtr& c
 
 PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> items, std::vector<BoundExprPtr> conjuncts,
                  OrderRequest* order, const std::vector<const BoundExpr*>* above) {
-  // The block-row slots anything reads (empty: all of them).
+  // The block-row slots anything reads (empty: all of them). A subquery or function item may
+  // read earlier items' columns itself (LATERAL, function arguments), out of sight here.
   std::vector<bool> read;
-  // A subquery or function item may read earlier items' columns itself (LATERAL, function
-  // arguments), out of sight here.
   if (above != nullptr && std::ranges::all_of(items, [](const FromItem& i) { return i.plan == nullptr; })) {
-    size_t width = items.empty() ? 0 : items.back().first_slot + items.back().width;
-    read.assign(width, false);
-    auto note = [&](const BoundExpr& e) {
-      Reads r = ReadsOf(e);
-      if (r.everything) read.clear();
-      for (int s : r.slots) {
-        if (!read.empty() && static_cast<size_t>(s) < read.size()) read[s] = true;
-      }
-      return !r.everything;
-    };
-    bool known = std::ranges::all_of(*above, [&](const BoundExpr* e) { return note(*e); }) &&
-                 std::ranges::all_of(conjuncts, [&](const BoundExprPtr& e) { return note(*e); });
+    Reads r;
+    for (const BoundExpr* e : *above) CollectReads(*e, r);
+    for (const BoundExprPtr& c : conjuncts) CollectReads(*c, r);
     for (const FromItem& item : items) {
-      known = known && std::ranges::all_of(item.on, [&](const BoundExprPtr& e) { return note(*e); });
+      for (const BoundExprPtr& c : item.on) CollectReads(*c, r);
     }
-    if (!known) read.clear();
+    if (!r.everything) {
+      read.assign(items.back().first_slot + items.back().width, false);
+      for (int slot : r.slots) {
+        if (static_cast<size_t>(slot) < read.size()) read[slot] = true;
+      }
+    }
   }
   // The columns of item `item`'s table that the block reads (empty: all).
   auto columns_read = [&](const FromItem& item) {
