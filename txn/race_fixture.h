@@ -43,13 +43,7 @@ class RaceFixture {
   static TxnOptions Snapshot() { return Options(Isolation::kSnapshot); }
 
   // Commits `v` into a new object, from `other_`.
-  Addr Create(uint64_t v) {
-    auto t = *other_->Begin({});
-    Addr a = *t->Alloc(8);
-    EXPECT_TRUE(t->Write(a, U64Bytes(v)));
-    EXPECT_TRUE(t->Commit());
-    return a;
-  }
+  Addr Create(uint64_t v) { return CommitNewObject(*other_, v); }
   // Commits `v` into `a`, from `other_`.
   CommitInfo Put(Addr a, uint64_t v) {
     auto t = *other_->Begin({});

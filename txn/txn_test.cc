@@ -30,15 +30,6 @@ EngineOptions Patient() {
   return e;
 }
 
-// Allocates and commits an object holding v; returns its address.
-Addr Create(Worker& w, uint64_t v) {
-  auto t = w.Begin({});
-  auto a = (*t)->Alloc(8);
-  EXPECT_TRUE(a.has_value());
-  EXPECT_TRUE((*t)->Write(*a, U64Bytes(v)).has_value());
-  EXPECT_TRUE((*t)->Commit().has_value());
-  return *a;
-}
 
 uint64_t ReadOne(Worker& w, Addr a, TxnOptions o = {}) {
   auto t = w.Begin(o);
@@ -56,7 +47,7 @@ TEST_P(TxnTest, AllocWriteCommitReadOnEveryMachine) {
   std::vector<Addr> addrs;
   for (int m = 0; m < n; ++m) {
     auto w = c.engine(m).NewWorker();
-    addrs.push_back(Create(*w, 100 + m));
+    addrs.push_back(CommitNewObject(*w, 100 + m));
   }
   for (int m = 0; m < n; ++m) {
     auto w = c.engine(m).NewWorker();
@@ -69,7 +60,7 @@ TEST_P(TxnTest, ConflictingWritersOneAbortsWithLockOrValidationReason) {
   TestCluster c(Machines(GetParam(), GetParam() - 1), Patient());
   auto w1 = c.engine(0).NewWorker();
   auto w2 = c.engine(GetParam() - 1).NewWorker();
-  Addr a = Create(*w1, 1);
+  Addr a = CommitNewObject(*w1, 1);
   auto t1 = *w1->Begin({});
   auto t2 = *w2->Begin({});
   auto v1 = t1->Read(a);
@@ -92,7 +83,7 @@ TEST_P(TxnTest, SerializableReadWriteFailsValidationWhenReadObjectChanges) {
   TestCluster c(Machines(GetParam(), GetParam() - 1), Patient());
   auto w1 = c.engine(0).NewWorker();
   auto w2 = c.engine(GetParam() - 1).NewWorker();
-  Addr a = Create(*w1, 1), b = Create(*w1, 2);
+  Addr a = CommitNewObject(*w1, 1), b = CommitNewObject(*w1, 2);
   auto t1 = *w1->Begin({});
   ASSERT_TRUE(t1->Read(a));
   ASSERT_TRUE(t1->Write(b, U64Bytes(7)));
@@ -112,7 +103,7 @@ TEST_P(TxnTest, SnapshotIsolationAllowsWriteSkewSerializableDoesNot) {
   auto w1 = c.engine(0).NewWorker();
   auto w2 = c.engine(GetParam() - 1).NewWorker();
   for (Isolation iso : {Isolation::kSnapshot, Isolation::kSerializable}) {
-    Addr x = Create(*w1, 1), y = Create(*w1, 1);
+    Addr x = CommitNewObject(*w1, 1), y = CommitNewObject(*w1, 1);
     TxnOptions o;
     o.isolation = iso;
     auto t1 = *w1->Begin(o);
@@ -134,7 +125,7 @@ TEST_P(TxnTest, SnapshotIsolationAllowsWriteSkewSerializableDoesNot) {
 TEST_P(TxnTest, OldVersionChainsServeOlderSnapshots) {
   TestCluster c(Machines(GetParam(), GetParam() - 1), Patient());
   auto w = c.engine(0).NewWorker();
-  Addr a = Create(*w, 0);
+  Addr a = CommitNewObject(*w, 0);
   // An open transaction holds back the GC safe point, as the master of stale snapshot reads
   // must (FaRMv2 §4.6).
   auto pin_worker = c.engine(0).NewWorker();
@@ -175,7 +166,7 @@ TEST_P(TxnTest, SingleVersionModeAbortsOldReadsAndSerializableWritersAbortEagerl
   sv.multi_version = false;
   TestCluster c(Machines(GetParam(), GetParam() - 1), sv);
   auto w = c.engine(0).NewWorker();
-  Addr a = Create(*w, 1);
+  Addr a = CommitNewObject(*w, 1);
   auto old_reader = *w->Begin({});
   auto t = *w->Begin({});
   ASSERT_TRUE(t->Write(a, U64Bytes(2)));
@@ -186,7 +177,7 @@ TEST_P(TxnTest, SingleVersionModeAbortsOldReadsAndSerializableWritersAbortEagerl
 
   TestCluster mv(Machines(GetParam(), GetParam() - 1), Patient());
   auto w2 = mv.engine(0).NewWorker();
-  Addr x = Create(*w2, 1), y = Create(*w2, 1);
+  Addr x = CommitNewObject(*w2, 1), y = CommitNewObject(*w2, 1);
   auto writer = *w2->Begin({});
   ASSERT_TRUE(writer->Write(y, U64Bytes(5)));
   // y changes too, so the writer cannot move its R past x's new version (txn.h "Reads newer
@@ -203,7 +194,7 @@ TEST_P(TxnTest, SingleVersionModeAbortsOldReadsAndSerializableWritersAbortEagerl
 TEST_P(TxnTest, FreeMakesObjectUnreadableAndItsSlotReusable) {
   TestCluster c(Machines(GetParam(), GetParam() - 1), Patient());
   auto w = c.engine(0).NewWorker();
-  Addr a = Create(*w, 3);
+  Addr a = CommitNewObject(*w, 3);
   auto t = *w->Begin({});
   ASSERT_TRUE(t->Free(a));
   EXPECT_EQ(t->Read(a).error().code, TxnErrorCode::kNotAllocated);
@@ -230,7 +221,7 @@ TEST_P(TxnTest, BackupsMatchPrimariesAfterTruncation) {
   std::vector<std::unique_ptr<Worker>> ws;
   for (int m = 0; m < n; ++m) ws.push_back(c.engine(m).NewWorker());
   std::vector<Addr> addrs;
-  for (int i = 0; i < 20; ++i) addrs.push_back(Create(*ws[i % n], i));
+  for (int i = 0; i < 20; ++i) addrs.push_back(CommitNewObject(*ws[i % n], i));
   for (int round = 0; round < 50; ++round) {
     auto& w = *ws[round % n];
     auto t = *w.Begin({});
@@ -248,7 +239,7 @@ TEST(TxnIsolationTest, TwoClustersInOneProcessAreIndependent) {
   TestCluster a(Machines(2, 1), Patient()), b(Machines(2, 1), Patient());
   auto wa = a.engine(1).NewWorker();
   auto wb = b.engine(1).NewWorker();
-  Addr x = Create(*wa, 11), y = Create(*wb, 22);
+  Addr x = CommitNewObject(*wa, 11), y = CommitNewObject(*wb, 22);
   EXPECT_EQ(x, y);  // same first address in each cluster...
   EXPECT_EQ(ReadOne(*wa, x), 11u);  // ...holding each cluster's own value
   EXPECT_EQ(ReadOne(*wb, y), 22u);
@@ -261,7 +252,7 @@ TEST(TxnSnapshotTest, FutureSnapshotIsRefusedAndAnUncertainOneIsWaitedOut) {
   TestCluster c(Machines(3, 2), Patient());
   auto w = c.engine(1).NewWorker();
   auto w2 = c.engine(2).NewWorker();
-  Addr a = Create(*w, 0), b = Create(*w, 0);
+  Addr a = CommitNewObject(*w, 0), b = CommitNewObject(*w, 0);
   cluster::Clock& clock = c.engine(1).machine().clock();
   Timestamp future = clock.Now().upper + 2'000'000'000;  // 2 s ahead
   auto refused = w->Begin({.read_only = true, .snapshot_ts = future});
@@ -302,7 +293,7 @@ TEST(TxnWorkerIdTest, IdsAreRecycledAndExhaustionFailsCleanly) {
     ASSERT_NE(w, nullptr);
     EXPECT_EQ(w->id(), first_id);
     EXPECT_NE((*w->Begin({}))->id(), first_txn) << "a reused id must not repeat TxnIds";
-    Addr a = Create(*w, 5);  // commits: LOCK-REPLYs reach this worker
+    Addr a = CommitNewObject(*w, 5);  // commits: LOCK-REPLYs reach this worker
     EXPECT_EQ(ReadOne(*w, a), 5u);
   }
   std::vector<std::unique_ptr<Worker>> live;
@@ -319,7 +310,7 @@ TEST(TxnWorkerIdTest, IdsAreRecycledAndExhaustionFailsCleanly) {
   ASSERT_NE(again, nullptr);
   EXPECT_EQ(again->id(), freed);
   live.clear();
-  Addr a = Create(*again, 9);
+  Addr a = CommitNewObject(*again, 9);
   EXPECT_EQ(ReadOne(*again, a), 9u);
 }
 
@@ -375,7 +366,7 @@ TEST(TxnLimitTest, FailedLogAppendsFailTheCommitInsteadOfCountingAsAcks) {
   TestCluster c(Machines(3, 2), Patient());
   auto w0 = c.engine(0).NewWorker();
   auto w1 = c.engine(1).NewWorker();
-  Addr a = Create(*w0, 7);  // primary: machine 0, backups 1 and 2
+  Addr a = CommitNewObject(*w0, 7);  // primary: machine 0, backups 1 and 2
   cluster::Fabric& fabric = c.cluster().fabric();
   // COMMIT-BACKUP from 0 to backup 1 cannot be written.
   fabric.Unregister(1, cluster::MemKey(cluster::MemKind::kLog, 0));

@@ -147,10 +147,10 @@ uint64_t U64Value(const std::vector<std::byte>& payload) {
   return v;
 }
 
-Addr CommitNewObject(Worker& w) {
+Addr CommitNewObject(Worker& w, uint64_t value) {
   auto t = w.Begin({});
   auto a = t ? (*t)->Alloc(8) : std::unexpected(t.error());
-  if (!a || !(*t)->Commit()) {
+  if (!a || !(*t)->Write(*a, U64Bytes(value)) || !(*t)->Commit()) {
     std::fprintf(stderr, "CommitNewObject: set-up transaction failed\n");
     std::abort();
   }

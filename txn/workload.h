@@ -22,8 +22,9 @@ namespace farmdb::txn {
 // The workloads' objects hold one uint64_t; these convert it to and from an object payload.
 std::vector<std::byte> U64Bytes(uint64_t v);
 uint64_t U64Value(const std::vector<std::byte>& payload);
-// A new 8-byte object holding 0, committed from `w` (test set-up; aborts the test run if it fails).
-Addr CommitNewObject(Worker& w);
+// A new 8-byte object holding `value`, committed from `w` (test set-up; aborts the test run if
+// it fails).
+Addr CommitNewObject(Worker& w, uint64_t value = 0);
 
 struct WorkloadOptions {
   uint64_t seed = 1;
