@@ -119,8 +119,9 @@ TEST(GcStaleSnapshotTest, GcStaysBelowAnOpenStaleSnapshotAfterItsMasterFinishes)
   // Machine 1 forgets a request after 16 newer ones (Machine::SyncTick) and ignores its reply.
   // The reply to the held-back report must still count after the partition heals, so the
   // partition must last fewer than 16 rounds: at 200 us a round, a CM tick delayed by a few ms on
-  // a loaded machine evicted it and the test waited forever. 2 ms rounds leave 32 ms of slack.
-  co.sync_interval = std::chrono::milliseconds(2);
+  // a loaded machine evicted it and the test waited forever; 2 ms rounds (32 ms of slack) still
+  // did once, beside a test filling a tmpfs. 10 ms rounds leave 160 ms.
+  co.sync_interval = std::chrono::milliseconds(10);
   TestCluster c(co, {});
   cluster::Machine& cm = c.cluster().machine(0);
   cluster::Machine& m1 = c.cluster().machine(1);
