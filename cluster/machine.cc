@@ -7,6 +7,11 @@
 namespace farmdb::cluster {
 
 namespace {
+// A replica's reply to kMsgRegionPrepare: mapped, or its disk had no room (the CM passes that on
+// as the whole reply to kMsgRegionAlloc). Any other failure is an empty reply.
+constexpr std::byte kPrepared{1};
+constexpr std::byte kPreparedNoSpace{2};
+
 std::vector<std::byte> EncodePlacement(const RegionPlacement& p) {
   std::vector<std::byte> out;
   ByteWriter w(&out);
@@ -36,7 +41,8 @@ Machine::Machine(MachineId id, int machines, Fabric* fabric, TimeSource* time,
   OnMessage(kMsgSyncReply, [this](Message m) { OnSyncReply(m); });
   OnRpc(kMsgRegionAlloc, [this](const Message& m) { return CmAllocate(m); }, true);
   OnRpc(kMsgRegionPrepare, [this](const Message& m) { return PrepareReplica(m); }, false);
-  OnRpc(kMsgRegionCommit, [](const Message&) { return std::vector<std::byte>{}; }, false);
+  OnRpc(kMsgRegionCommit, [this](const Message& m) { return CommitReplica(m); }, false);
+  OnRpc(kMsgRegionAbort, [this](const Message& m) { return AbortReplica(m); }, false);
   OnRpc(kMsgRegionLookup, [this](const Message& m) {
     ByteReader r(m.body);
     auto p = map_.Get(r.U32());
@@ -173,15 +179,18 @@ void Machine::ControlLoop() {
 
 // ---------------------------------------------------------------- regions
 
-std::expected<RegionPlacement, std::string> Machine::AllocateRegion(int replicas,
-                                                                    MachineId primary) {
+std::expected<RegionPlacement, Machine::RegionError> Machine::AllocateRegion(int replicas,
+                                                                             MachineId primary) {
   std::vector<std::byte> req;
   ByteWriter w(&req);
   w.U32(replicas < 0 ? options_.replicas : replicas), w.U32(primary);
   auto reply = Call(0, kMsgRegionAlloc, std::move(req));
+  if (reply == std::vector{kPreparedNoSpace}) {
+    return std::unexpected(RegionError{true, "no space left on a replica's device for a new region"});
+  }
   ByteReader r(reply);
   auto p = DecodePlacement(r);
-  if (!p) return std::unexpected("region allocation failed");
+  if (!p) return std::unexpected(RegionError{false, "region allocation failed"});
   map_.Put(*p);
   return *p;
 }
@@ -212,9 +221,17 @@ std::vector<std::byte> Machine::CmAllocate(const Message& m) {
   // Two-phase: every replica maps its copy before any machine uses the mapping (FaRM §3).
   std::vector<MachineId> replicas = p.backups;
   replicas.insert(replicas.begin(), p.primary);
-  for (MachineId rep : replicas) {
-    auto ok = Call(rep, kMsgRegionPrepare, EncodePlacement(p));
-    if (ok.empty()) return {};
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    auto prepared = Call(replicas[i], kMsgRegionPrepare, EncodePlacement(p));
+    if (prepared == std::vector{kPrepared}) continue;
+    // The replicas that mapped the region drop it (and the space its file holds); it counts
+    // against no machine.
+    for (size_t j = 0; j < i; ++j) Call(replicas[j], kMsgRegionAbort, EncodePlacement(p));
+    {
+      std::lock_guard lock(cm_mu_);
+      for (MachineId rep : replicas) --regions_per_machine_[rep];
+    }
+    return prepared == std::vector{kPreparedNoSpace} ? prepared : std::vector<std::byte>{};
   }
   for (MachineId rep : replicas) Call(rep, kMsgRegionCommit, EncodePlacement(p));
   map_.Put(p);
@@ -227,14 +244,35 @@ std::vector<std::byte> Machine::PrepareReplica(const Message& m) {
   if (!p) return {};
   auto file =
       MappedFile::Create(Dir() / std::string("region-").append(std::to_string(p->id)), p->size);
-  if (!file) return {};
+  if (!file) return file.error().NoSpace() ? std::vector{kPreparedNoSpace} : std::vector<std::byte>{};
   fabric_->Register(id_, MemKey(MemKind::kRegion, p->id), (*file)->bytes());
+  std::lock_guard lock(replicas_mu_);
+  replicas_[p->id] = std::move(*file);
+  return {kPrepared};
+}
+
+std::vector<std::byte> Machine::CommitReplica(const Message& m) {
+  ByteReader r(m.body);
+  if (auto p = DecodePlacement(r)) map_.Put(*p);
+  return {};
+}
+
+std::vector<std::byte> Machine::AbortReplica(const Message& m) {
+  ByteReader r(m.body);
+  auto p = DecodePlacement(r);
+  if (!p) return {};
+  std::unique_ptr<MappedFile> file;
   {
     std::lock_guard lock(replicas_mu_);
-    replicas_[p->id] = std::move(*file);
+    auto it = replicas_.find(p->id);
+    if (it == replicas_.end()) return {};
+    file = std::move(it->second);
+    replicas_.erase(it);
   }
-  map_.Put(*p);
-  return {std::byte{1}};
+  fabric_->Unregister(id_, MemKey(MemKind::kRegion, p->id));
+  std::error_code ignored;  // the region is gone either way; a file left behind only holds space
+  std::filesystem::remove(file->path(), ignored);
+  return {};
 }
 
 std::optional<RegionPlacement> Machine::Lookup(RegionId id) {

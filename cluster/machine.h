@@ -41,6 +41,7 @@ enum MsgType : uint16_t {
   kMsgRegionCommit = 5,
   kMsgRegionLookup = 6,
   kMsgRpcReply = 7,
+  kMsgRegionAbort = 8,
 };
 
 struct MachineOptions {
@@ -88,7 +89,11 @@ class Machine {
   // --- regions ---
   // Asks the CM for a new region with `replicas` backups (-1: options().replicas) whose primary
   // is `primary` if possible. Unreplicated (replicas = 0) regions hold old versions.
-  std::expected<RegionPlacement, std::string> AllocateRegion(int replicas, MachineId primary);
+  struct RegionError {
+    bool no_space = false;  // a replica's file system had no room for the region's file
+    std::string message;
+  };
+  std::expected<RegionPlacement, RegionError> AllocateRegion(int replicas, MachineId primary);
   // Placement from the local map, else from the CM.
   std::optional<RegionPlacement> Lookup(RegionId id);
   // The bytes of this machine's replica of `id` (empty if it holds none).
@@ -116,6 +121,8 @@ class Machine {
   void CmAdvanceGc(MachineId m, Timestamp oat_local, Timestamp gc_local);
   std::vector<std::byte> CmAllocate(const Message& m);
   std::vector<std::byte> PrepareReplica(const Message& m);
+  std::vector<std::byte> CommitReplica(const Message& m);
+  std::vector<std::byte> AbortReplica(const Message& m);
   Timestamp OatLocal();
 
   const MachineId id_;

@@ -17,7 +17,7 @@ TEST(MachineTest, CmAllocatesRegionsOnDistinctMachinesBackedByFiles) {
   o.region_size = 1 << 20;
   LocalCluster c(o);
   auto p = c.machine(1).AllocateRegion(-1, 1);
-  ASSERT_TRUE(p.has_value()) << p.error();
+  ASSERT_TRUE(p.has_value()) << p.error().message;
   EXPECT_EQ(p->primary, 1u);
   ASSERT_EQ(p->backups.size(), 2u);
   std::set<MachineId> all{p->primary, p->backups[0], p->backups[1]};

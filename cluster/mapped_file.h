@@ -12,10 +12,22 @@
 
 namespace farmdb::cluster {
 
+// Why a file could not be made: errno of the call that failed, and a message naming the file.
+struct FileError {
+  int errnum = 0;
+  std::string message;
+  // The file system has no room (or the process may not grow a file this large): the data
+  // directory cannot take more data.
+  bool NoSpace() const;
+};
+
 class MappedFile {
  public:
-  // Creates (truncating) `path` with `size` zero bytes and maps it.
-  static std::expected<std::unique_ptr<MappedFile>, std::string> Create(
+  // Creates (truncating) `path` with `size` zero bytes, every block allocated on disk, and maps
+  // it. Allocating up front is what makes the mapping memory (DESIGN.md "Memory"): a sparse file
+  // would take its blocks at the first store to each page, and a full disk would then kill the
+  // process with SIGBUS instead of failing here.
+  static std::expected<std::unique_ptr<MappedFile>, FileError> Create(
       const std::filesystem::path& path, size_t size);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;

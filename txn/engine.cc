@@ -30,7 +30,7 @@ std::expected<void, std::string> TxnEngine::Init() {
   for (MachineId s = 0; s < static_cast<MachineId>(n); ++s) {
     auto ring = cluster::MappedFile::Create(
         machine_->Dir() / std::string("log-from-").append(std::to_string(s)), options_.log_size);
-    if (!ring) return std::unexpected(ring.error());
+    if (!ring) return std::unexpected(ring.error().message);
     rings_.push_back(std::move(*ring));
   }
   for (MachineId s = 0; s < static_cast<MachineId>(n); ++s) {
@@ -153,7 +153,7 @@ bool TxnEngine::ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> 
   return c->ok();
 }
 
-Slab* TxnEngine::AcquireSlab(uint32_t lines) {
+std::expected<Slab*, TxnError> TxnEngine::AcquireSlab(uint32_t lines) {
   std::lock_guard l(alloc_mu_);
   auto& pool = unowned_slabs_[lines];
   for (auto it = pool.begin(); it != pool.end(); ++it) {
@@ -169,7 +169,8 @@ Slab* TxnEngine::AcquireSlab(uint32_t lines) {
   });
   if (free_region == data_regions_.end()) {
     auto p = machine_->AllocateRegion(-1, machine_->id());
-    if (!p || p->primary != machine_->id()) return nullptr;
+    if (!p) return std::unexpected(TxnError{p.error().no_space ? TxnErrorCode::kOutOfSpace : TxnErrorCode::kInternal});
+    if (p->primary != machine_->id()) return std::unexpected(TxnError{TxnErrorCode::kInternal});
     data_regions_.emplace_back(p->id, 0);
     free_region = data_regions_.end() - 1;
   }

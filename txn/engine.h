@@ -108,7 +108,10 @@ class TxnEngine {
   // order (word_copy.h) when this machine is the primary (FaRM §3: local objects are read with
   // local memory accesses), else a one-sided fabric read. False if the memory is not there.
   bool ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> dst);
-  Slab* AcquireSlab(uint32_t lines);
+  // A slab of `lines`-line objects for a worker to allocate from: one handed back with free
+  // slots, else a new one, in a new region if need be (kOutOfSpace when a replica's disk has no
+  // room for it).
+  std::expected<Slab*, TxnError> AcquireSlab(uint32_t lines);
   void ReleaseSlab(Slab* s);
   Slab* FindSlab(Addr a);
   Timestamp OldestActive();

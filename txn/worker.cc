@@ -6,7 +6,9 @@ namespace farmdb::txn {
 
 Worker::~Worker() {
   FlushTruncations();
-  for (auto& [lines, s] : slabs_) engine_->ReleaseSlab(s);
+  for (auto& [lines, s] : slabs_) {
+    if (s) engine_->ReleaseSlab(s);  // none when the last AcquireSlab failed
+  }
   engine_->ReleaseWorkerId(id_, next_seq_);
 }
 
@@ -129,15 +131,17 @@ void Worker::FlushTruncations() {
 }
 
 std::expected<std::pair<Addr, Slab*>, TxnError> Worker::AllocateObject(uint32_t lines) {
+  Slab*& s = slabs_[lines];
   for (int attempt = 0; attempt < 3; ++attempt) {
-    Slab*& s = slabs_[lines];
-    if (!s) s = engine_->AcquireSlab(lines);
-    if (!s) break;
+    if (!s) {
+      auto acquired = engine_->AcquireSlab(lines);
+      if (!acquired) return std::unexpected(acquired.error());
+      s = *acquired;
+    }
     s->DrainFrees();
     if (auto i = s->bitmap.Allocate()) return std::pair{s->ObjectAddr(*i), s};
     // Full: hand it back (its frees will arrive there) and take another.
-    engine_->ReleaseSlab(s);
-    s = engine_->AcquireSlab(lines);
+    engine_->ReleaseSlab(std::exchange(s, nullptr));
   }
   return std::unexpected(TxnError{TxnErrorCode::kInternal});
 }

@@ -25,6 +25,12 @@ Error TxnFailure(const txn::TxnError& e) {
     err.detail = fmt::format("FaRMv2 transaction aborted: {}", txn::AbortReasonName(e.reason));
     return err;
   }
+  if (e.code == txn::TxnErrorCode::kOutOfSpace) {
+    // PostgreSQL's words when a relation file cannot grow (md.c, mdextend).
+    Error err = MakeError("53100", "could not extend the database: No space left on device");
+    err.hint = "Check free disk space.";
+    return err;
+  }
   return MakeError("XX000", fmt::format("transaction failed (code {}, reason {})", static_cast<int>(e.code),
                                         txn::AbortReasonName(e.reason)));
 }
