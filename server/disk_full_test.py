@@ -12,14 +12,9 @@ import os, re, subprocess, sys, tempfile
 
 import psycopg2
 
+from script_checks import check, finish
+
 farmdb = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 ROWS_PER_INSERT = 2000
@@ -114,6 +109,4 @@ def run(machines, size, room):
 run(1, 256 * MB, 40 * MB)
 run(3, 768 * MB, 150 * MB)
 
-if failures:
-    sys.exit(f"{len(failures)} check(s) failed")
-print("disk full: ok")
+finish()

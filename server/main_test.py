@@ -6,14 +6,9 @@ import os, re, signal, subprocess, sys, tempfile
 
 import psycopg2
 
+from script_checks import check, finish
+
 farmdb = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 help_text = subprocess.run([farmdb, "--help"], capture_output=True, text=True, check=True).stdout
@@ -67,5 +62,4 @@ with tempfile.TemporaryDirectory() as tmp:
             server.kill()
             server.wait()
 
-print("FAILED" if failures else "OK")
-sys.exit(1 if failures else 0)
+finish()
