@@ -152,12 +152,12 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   }
   // The local primary's locks are taken here while the remote LOCKs are in flight.
   Timestamp max_head = 0;
-  bool locked = true;
+  std::vector<LockOutcome> outcomes;
   if (auto local = p.primary_objects.find(p.self); local != p.primary_objects.end()) {
     for (auto chunk : p.Records(*this, p.self, lock, local->second)) {
       p.LogLocal(*this, lock, chunk);
     }
-    locked = worker_->engine().LockObjects(local->second, &p.local_locked, &max_head);
+    outcomes.push_back(worker_->engine().LockObjects(local->second, &p.local_locked, &max_head));
   }
   // A LOCK that did not reach its primary (memory gone: the engine shut down) gets no reply.
   size_t delivered = 0;
@@ -165,10 +165,13 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   auto replies = worker_->AwaitLockReplies(id_, delivered);
   if (delivered < sent.size()) return std::unexpected(TxnError{TxnErrorCode::kInternal});
   for (auto& r : replies) {
-    locked = locked && r.ok;
+    outcomes.push_back(r.outcome);
     max_head = std::max(max_head, r.max_head_ts);
   }
-  if (!locked) return std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kLockConflict});
+  if (std::ranges::count(outcomes, LockOutcome::kNoSpace) > 0) return std::unexpected(TxnError{TxnErrorCode::kOutOfSpace});
+  if (std::ranges::count(outcomes, LockOutcome::kConflict) > 0) {
+    return std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kLockConflict});
+  }
   return max_head;
 }
 

@@ -131,10 +131,9 @@ class TxnEngine {
     std::vector<LockedObject> objects;
   };
   // Locks every object (checking the expected versions) and copies each head to an old version;
-  // appends to `locked` and raises *max_head_ts. On failure releases what it took and returns
-  // false.
-  bool LockObjects(std::span<const RecordObject> objects, std::vector<LockedObject>* locked,
-                   Timestamp* max_head_ts);
+  // appends to `locked` and raises *max_head_ts. On failure releases what it took and says why.
+  LockOutcome LockObjects(std::span<const RecordObject> objects, std::vector<LockedObject>* locked,
+                          Timestamp* max_head_ts);
   // Installs the new values with write timestamp w, which unlocks (FaRM §4 step 4).
   void InstallLocked(std::vector<LockedObject>& locked, Timestamp w);
   void UnlockLocked(std::vector<LockedObject>& locked);

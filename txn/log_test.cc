@@ -193,5 +193,20 @@ TEST(LogTest, LocalWriterAppendsInPlaceWithoutTheFabric) {
   EXPECT_TRUE(writer.Drained());
 }
 
+// A LOCK-REPLY carries why a primary could not lock (records.h LockOutcome): a full disk must
+// reach the coordinator as such, not as a conflict it would retry.
+TEST(LogTest, LockRepliesCarryTheirOutcomeAndRejectUnknownOnes) {
+  for (LockOutcome outcome : {LockOutcome::kLocked, LockOutcome::kConflict, LockOutcome::kNoSpace}) {
+    auto got = DecodeLockReply(EncodeLockReply(LockReply{7, outcome, 42}));
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->txn, 7u);
+    EXPECT_EQ(got->outcome, outcome);
+    EXPECT_EQ(got->max_head_ts, 42u);
+  }
+  auto bytes = EncodeLockReply(LockReply{7, LockOutcome::kNoSpace, 42});
+  bytes[8] = std::byte{9};  // the outcome word
+  EXPECT_FALSE(DecodeLockReply(bytes).has_value());
+}
+
 }  // namespace
 }  // namespace farmdb::txn

@@ -5,16 +5,16 @@
 
 namespace farmdb::txn {
 
-bool OldVersions::NewBlock() {
+std::expected<void, LockOutcome> OldVersions::NewBlock() {
   if (!free_.empty()) {
     current_ = free_.back();
     free_.pop_back();
     current_->used = kLineSize;  // line 0 of a block is reserved (its header)
     current_->gc_time = 0;
-    return true;
+    return {};
   }
   auto region = machine_->AllocateRegion(0, machine_->id());
-  if (!region) return false;
+  if (!region) return std::unexpected(region.error().no_space ? LockOutcome::kNoSpace : LockOutcome::kConflict);
   auto bytes = machine_->LocalReplica(region->id);
   for (uint64_t off = 0; off + kOldVersionBlockSize <= bytes.size(); off += kOldVersionBlockSize) {
     auto b = std::make_unique<Block>();
@@ -23,17 +23,17 @@ bool OldVersions::NewBlock() {
     free_.push_back(b.get());
     all_.push_back(std::move(b));
   }
-  if (free_.empty()) return false;
+  if (free_.empty()) return std::unexpected(LockOutcome::kConflict);
   return NewBlock();
 }
 
-std::optional<OldVersions::Slot> OldVersions::Allocate(uint32_t lines) {
+std::expected<OldVersions::Slot, LockOutcome> OldVersions::Allocate(uint32_t lines) {
   uint64_t size = uint64_t{lines} * kLineSize;
-  if (size > kOldVersionBlockSize - kLineSize) return std::nullopt;
+  if (size > kOldVersionBlockSize - kLineSize) return std::unexpected(LockOutcome::kConflict);
   if (!current_ || current_->used + size > kOldVersionBlockSize) {
     if (current_) full_.push_back(current_);
     current_ = nullptr;
-    if (!NewBlock()) return std::nullopt;
+    if (auto fresh = NewBlock(); !fresh) return std::unexpected(fresh.error());
   }
   Slot s{Addr{current_->base.raw + current_->used}, current_->mem + current_->used, current_};
   current_->used += size;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <expected>
 #include <functional>
 #include <memory>
 #include <span>
@@ -20,6 +21,7 @@
 
 #include "cluster/machine.h"
 #include "txn/address.h"
+#include "txn/records.h"
 
 namespace farmdb::txn {
 
@@ -42,8 +44,9 @@ class OldVersions {
 
   explicit OldVersions(cluster::Machine* machine) : machine_(machine) {}
 
-  // Space for an old version of `lines` lines; counts an in-flight commit on its block.
-  std::optional<Slot> Allocate(uint32_t lines);
+  // Space for an old version of `lines` lines; counts an in-flight commit on its block. Fails
+  // with kNoSpace when a new region was needed and a disk had no room for it.
+  std::expected<Slot, LockOutcome> Allocate(uint32_t lines);
   // The commit that allocated in `block` committed with write timestamp w (or aborted: w = 0).
   void Finished(Block* block, Timestamp w);
   // Frees full blocks whose GC time is below the safe point; returns how many were freed.
@@ -52,7 +55,7 @@ class OldVersions {
   uint64_t blocks_freed() const { return freed_total_; }
 
  private:
-  bool NewBlock();
+  std::expected<void, LockOutcome> NewBlock();
   cluster::Machine* machine_;
   std::vector<std::unique_ptr<Block>> all_;
   Block* current_ = nullptr;

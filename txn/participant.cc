@@ -54,15 +54,15 @@ bool TryLock(std::byte* mem, const RecordObject& o, Timestamp* head_ts) {
 void Unlock(std::byte* mem) { StoreWord(mem, LoadWord(mem) & ~kLockBit); }
 }  // namespace
 
-bool TxnEngine::LockObjects(std::span<const RecordObject> objects,
-                            std::vector<LockedObject>* locked, Timestamp* max_head_ts) {
+LockOutcome TxnEngine::LockObjects(std::span<const RecordObject> objects,
+                                   std::vector<LockedObject>* locked, Timestamp* max_head_ts) {
   const size_t first = locked->size();
   for (const RecordObject& o : objects) {
     std::byte* mem = LocalObject(o.addr, o.lines);
     Timestamp head_ts = 0;
-    bool ok = mem && TryLock(mem, o, &head_ts);
+    LockOutcome outcome = mem && TryLock(mem, o, &head_ts) ? LockOutcome::kLocked : LockOutcome::kConflict;
     LockedObject lo{o.addr, mem, o, {}};
-    if (ok && options_.multi_version) {
+    if (outcome == LockOutcome::kLocked && options_.multi_version) {
       // Copy the head to an old version while holding its lock (FaRMv2 §4.4); the pointer to it
       // is installed at COMMIT-PRIMARY.
       std::lock_guard l(old_versions_mu_);
@@ -71,22 +71,22 @@ bool TxnEngine::LockObjects(std::span<const RecordObject> objects,
         lo.old = *slot;
       } else {
         Unlock(mem);
-        ok = false;
+        outcome = slot.error();
       }
     }
-    if (!ok) {
+    if (outcome != LockOutcome::kLocked) {
       std::vector<LockedObject> taken(std::make_move_iterator(locked->begin() + first),
                                       std::make_move_iterator(locked->end()));
       locked->resize(first);
       UnlockLocked(taken);
-      return false;
+      return outcome;
     }
     // Outside old_versions_mu_: the slot is this transaction's alone.
     if (lo.old.mem) CopyAsOldVersion(mem, lo.old.mem, o.lines);
     *max_head_ts = std::max(*max_head_ts, head_ts);
     locked->push_back(std::move(lo));
   }
-  return true;
+  return LockOutcome::kLocked;
 }
 
 void TxnEngine::InstallLocked(std::vector<LockedObject>& locked, Timestamp w) {
@@ -121,8 +121,8 @@ void TxnEngine::UnlockLocked(std::vector<LockedObject>& locked) {
 // fails to lock releases its own objects; the coordinator's ABORT releases the rest.
 void TxnEngine::OnLock(const Record& r) {
   PrimaryTxn& txn = primary_txns_.try_emplace(r.txn, PrimaryTxn{TxnMachine(r.txn), {}}).first->second;
-  LockReply reply{r.txn, true, 0};
-  reply.ok = LockObjects(r.objects, &txn.objects, &reply.max_head_ts);
+  LockReply reply{r.txn};
+  reply.outcome = LockObjects(r.objects, &txn.objects, &reply.max_head_ts);
   if (txn.objects.empty()) primary_txns_.erase(r.txn);
   machine_->Send(TxnMachine(r.txn), kMsgLockReply, EncodeLockReply(reply));
 }

@@ -69,15 +69,18 @@ std::optional<Record> DecodeRecord(std::span<const std::byte> bytes, bool with_o
 std::vector<std::byte> EncodeLockReply(const LockReply& r) {
   std::vector<std::byte> out;
   ByteWriter w(&out);
-  w.U64(r.txn), w.U64(r.ok), w.U64(r.max_head_ts);
+  w.U64(r.txn), w.U64(static_cast<uint64_t>(r.outcome)), w.U64(r.max_head_ts);
   return out;
 }
 
 std::optional<LockReply> DecodeLockReply(std::span<const std::byte> bytes) {
   ByteReader rd(bytes);
   LockReply r;
-  r.txn = rd.U64(), r.ok = rd.U64() != 0, r.max_head_ts = rd.U64();
-  if (!rd.ok()) return std::nullopt;
+  r.txn = rd.U64();
+  uint64_t outcome = rd.U64();
+  r.max_head_ts = rd.U64();
+  if (!rd.ok() || outcome > static_cast<uint64_t>(LockOutcome::kNoSpace)) return std::nullopt;
+  r.outcome = static_cast<LockOutcome>(outcome);
   return r;
 }
 

@@ -60,7 +60,8 @@ enum class TxnErrorCode : uint8_t {
   kNotAllocated,     // read or write of an address that holds no object at R
   kInvalidArgument,  // misuse: too large, write in a read-only transaction, unknown region
   kInternal,         // an invariant broke (e.g. a read reached freed old-version memory)
-  kOutOfSpace,       // a new object needed a new region, and a replica's disk had no room
+  kOutOfSpace,       // a new object, or an old version at commit, needed a new region, and a
+                     // disk had no room for it
   kStaleWrites,      // Commit only: re-applicable writes went stale; the transaction is still
                      // open (Txn::MarkReapplicable)
 };
