@@ -152,12 +152,13 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   }
   // The local primary's locks are taken here while the remote LOCKs are in flight.
   Timestamp max_head = 0;
-  std::vector<LockOutcome> outcomes;
+  // The worst outcome of all primaries (LockOutcome is ordered: no space beats a conflict).
+  LockOutcome outcome = LockOutcome::kLocked;
   if (auto local = p.primary_objects.find(p.self); local != p.primary_objects.end()) {
     for (auto chunk : p.Records(*this, p.self, lock, local->second)) {
       p.LogLocal(*this, lock, chunk);
     }
-    outcomes.push_back(worker_->engine().LockObjects(local->second, &p.local_locked, &max_head));
+    outcome = worker_->engine().LockObjects(local->second, &p.local_locked, &max_head);
   }
   // A LOCK that did not reach its primary (memory gone: the engine shut down) gets no reply.
   size_t delivered = 0;
@@ -165,11 +166,11 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   auto replies = worker_->AwaitLockReplies(id_, delivered);
   if (delivered < sent.size()) return std::unexpected(TxnError{TxnErrorCode::kInternal});
   for (auto& r : replies) {
-    outcomes.push_back(r.outcome);
+    outcome = std::max(outcome, r.outcome);
     max_head = std::max(max_head, r.max_head_ts);
   }
-  if (std::ranges::count(outcomes, LockOutcome::kNoSpace) > 0) return std::unexpected(TxnError{TxnErrorCode::kOutOfSpace});
-  if (std::ranges::count(outcomes, LockOutcome::kConflict) > 0) {
+  if (outcome == LockOutcome::kNoSpace) return std::unexpected(TxnError{TxnErrorCode::kOutOfSpace});
+  if (outcome == LockOutcome::kConflict) {
     return std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kLockConflict});
   }
   return max_head;

@@ -71,9 +71,10 @@ std::optional<Record> DecodeRecord(std::span<const std::byte> bytes, bool with_o
 inline constexpr uint64_t kRecordApplied = uint64_t{1} << 40;
 
 inline constexpr uint16_t kMsgLockReply = 100;
-// What a primary's LOCK came to. kNoSpace: a head could not be copied to an old version because
-// the old-version store needed a new region and the disk had no room for it (not a conflict:
-// retrying would fail the same way).
+// What a primary's LOCK came to, from best to worst (a commit fails with the worst of its
+// primaries'). kNoSpace: a head could not be copied to an old version because the old-version
+// store needed a new region and the disk had no room for it (not a conflict: retrying would fail
+// the same way).
 enum class LockOutcome : uint8_t { kLocked, kConflict, kNoSpace };
 struct LockReply {
   TxnId txn = 0;
