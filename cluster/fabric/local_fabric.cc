@@ -75,7 +75,12 @@ void LocalFabric::SetPartitioned(MachineId a, MachineId b, bool cut) {
     faults_active_.store(policy_.max_delay.count() > 0 || policy_.drop_probability > 0 ||
                          !cuts_.empty());
   }
-  for (MachineId m : {a, b}) nics_[m]->cv.notify_all();
+  for (MachineId m : {a, b}) {
+    // Through the mutex, so a fabric thread that just found an operation blocked is waiting
+    // by now and sees the notification.
+    { std::lock_guard lock(nics_[m]->mu); }
+    nics_[m]->cv.notify_all();
+  }
 }
 
 void LocalFabric::SetPaused(MachineId m, bool paused) {
@@ -183,7 +188,6 @@ void LocalFabric::NicLoop(MachineId m) {
   std::unique_lock lock(nic.mu);
   while (!stop_.load()) {
     auto now = std::chrono::steady_clock::now();
-    auto next = now + std::chrono::milliseconds(1);
     // The ready operation that fell due first (so delays, not queue order, decide the order of
     // delivery even when this thread runs late); blocked or not-yet-due ones wait.
     auto ready = nic.queue.end();
@@ -194,10 +198,13 @@ void LocalFabric::NicLoop(MachineId m) {
       }
     }
     if (ready == nic.queue.end()) {
+      // Sleep until the next operation falls due; what else can make one ready (a new one, a
+      // healed partition, a resumed machine, Shutdown) notifies the condition variable.
       if (auto later = nic.queue.upper_bound(now); later != nic.queue.end()) {
-        next = std::min(next, later->first);
+        nic.cv.wait_until(lock, later->first);
+      } else {
+        nic.cv.wait(lock);
       }
-      nic.cv.wait_until(lock, next);
       continue;
     }
     Op op = std::move(ready->second);
