@@ -37,8 +37,9 @@ Machine::Machine(MachineId id, int machines, Fabric* fabric, TimeSource* time,
       regions_per_machine_(machines, 0), oat_reported_(machines, 0),
       gc_local_reported_(machines, 0) {
   fabric_->SetHandler(id_, [this](Message m) { Dispatch(std::move(m)); });
-  OnMessage(kMsgSyncRequest, [this](Message m) { OnSyncRequest(m); });
-  OnMessage(kMsgSyncReply, [this](Message m) { OnSyncReply(m); });
+  // Clock sync is latency-bound: its round trip widens every machine's uncertainty (§4.1).
+  OnMessage(kMsgSyncRequest, [this](Message m) { OnSyncRequest(m); }, HandlerThread::kAnyThread);
+  OnMessage(kMsgSyncReply, [this](Message m) { OnSyncReply(m); }, HandlerThread::kAnyThread);
   OnRpc(kMsgRegionAlloc, [this](const Message& m) { return CmAllocate(m); }, true);
   OnRpc(kMsgRegionPrepare, [this](const Message& m) { return PrepareReplica(m); }, false);
   OnRpc(kMsgRegionCommit, [this](const Message& m) { return CommitReplica(m); }, false);
@@ -77,11 +78,13 @@ void Machine::Stop() {
 
 // ---------------------------------------------------------------- messages
 
-void Machine::OnMessage(uint16_t type, MessageHandler handler) {
+void Machine::OnMessage(uint16_t type, MessageHandler handler, HandlerThread thread) {
   std::unique_lock lock(handlers_mu_);
   handlers_[type] = std::move(handler);
-  // A fabric thread may have copied the old handler just before; wait it out (the txn engine
-  // clears its LOCK-REPLY handler and is then destroyed).
+  if (thread == HandlerThread::kAnyThread) fabric_->AllowInlineDelivery(id_, type);
+  // A delivering thread (the fabric's, or a sender's for inline types) may have copied the old
+  // handler just before; wait it out (the txn engine clears its LOCK-REPLY handler and is then
+  // destroyed).
   handlers_idle_.wait(lock, [&] { return handlers_running_ == 0; });
 }
 

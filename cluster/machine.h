@@ -76,10 +76,15 @@ class Machine {
   std::filesystem::path Dir() const;
 
   // --- messages ---
-  // A one-way handler; runs on the fabric thread. Replacing or clearing a handler returns only
-  // once no call of a previous one-way handler is still running, so an owner can clear its
-  // handler and then be destroyed. REQUIRES: not called from inside a one-way handler.
-  void OnMessage(uint16_t type, MessageHandler handler);
+  // A one-way handler; runs on the fabric thread, or with kAnyThread possibly on the sender's
+  // (Fabric::AllowInlineDelivery: the handler must be quick, safe to run concurrently with
+  // itself and the other handlers, and take no lock a sender may hold while it sends).
+  // Replacing or clearing a handler returns only once no call of a previous one-way handler is
+  // still running, so an owner can clear its handler and then be destroyed. REQUIRES: not
+  // called from inside a one-way handler.
+  enum class HandlerThread { kFabric, kAnyThread };
+  void OnMessage(uint16_t type, MessageHandler handler,
+                 HandlerThread thread = HandlerThread::kFabric);
   // An RPC handler: inline on the fabric thread, or on the control thread if it may block.
   void OnRpc(uint16_t type, RpcHandler handler, bool blocking);
   void Send(MachineId to, uint16_t type, std::vector<std::byte> body);

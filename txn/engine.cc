@@ -48,7 +48,9 @@ std::expected<void, std::string> TxnEngine::Init() {
         reinterpret_cast<const std::byte*>(&head_mirror_[r]),
         r == self ? rings_[self]->bytes() : std::span<std::byte>{}));
   }
-  machine_->OnMessage(kMsgLockReply, [this](cluster::Message m) { RouteLockReply(m); });
+  // Routing a reply only queues it for its worker, under locks that no sender holds.
+  machine_->OnMessage(kMsgLockReply, [this](cluster::Message m) { RouteLockReply(m); },
+                      cluster::Machine::HandlerThread::kAnyThread);
   machine_->SetOatProvider([this] { return OldestActive(); });
   poller_ = std::thread([this] { PollLoop(); });
   return {};

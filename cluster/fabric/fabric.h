@@ -11,6 +11,9 @@
 //   wins) but not on completions being signalled in order.
 // - Messages: delivered to the receiver's handler on the receiver's fabric thread, in no
 //   particular order under faults; handlers must be quick (hand longer work to another thread).
+//   A receiver may mark a message type inline-deliverable: an implementation may then run its
+//   handler on the sender's thread, as a receiving NIC would without handing the message to
+//   another thread (each hand-off costs two thread switches).
 // Implementations are thread-safe.
 #pragma once
 
@@ -81,6 +84,11 @@ class Fabric {
   virtual void Send(MachineId to, Message msg) = 0;
   // The handler runs on `m`'s fabric thread. Set before traffic starts.
   virtual void SetHandler(MachineId m, MessageHandler handler) = 0;
+  // Lets messages of `type` to `m` run their handler on the sender's thread. The receiver
+  // promises that the handler is quick, runs safely concurrently with its other handlers, and
+  // takes no lock that a sender may hold while it sends. REQUIRES: type < kMaxInlineTypes.
+  static constexpr uint16_t kMaxInlineTypes = 128;
+  virtual void AllowInlineDelivery(MachineId m, uint16_t type) = 0;
 };
 
 }  // namespace farmdb::cluster

@@ -55,6 +55,10 @@ void LocalFabric::SetHandler(MachineId m, MessageHandler handler) {
   nics_[m]->handler = std::move(handler);
 }
 
+void LocalFabric::AllowInlineDelivery(MachineId m, uint16_t type) {
+  nics_[m]->inline_types.at(type).store(true, std::memory_order_release);
+}
+
 void LocalFabric::SetFaults(const FaultPolicy& policy) {
   std::lock_guard lock(fault_mu_);
   policy_ = policy;
@@ -179,6 +183,14 @@ void LocalFabric::Send(MachineId to, Message msg) {
   bool drop;
   auto delay = DrawDelay(&drop, msg.type, true);
   if (drop) return;
+  Nic& nic = *nics_[to];
+  if (delay.count() == 0 && msg.type < kMaxInlineTypes &&
+      nic.inline_types[msg.type].load(std::memory_order_acquire) && !Blocked(msg.from, to)) {
+    // After Shutdown nothing is delivered any more, as the fabric threads drop what is queued.
+    // The handler was set before the type was allowed (acquire above), and never changes.
+    if (!stop_.load()) nic.handler(std::move(msg));
+    return;
+  }
   Enqueue(to, Op{std::chrono::steady_clock::now() + delay, OpKind::kMessage, msg.from, 0, 0, {},
                  std::move(msg.body), msg.type, nullptr});
 }

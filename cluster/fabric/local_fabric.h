@@ -2,8 +2,9 @@
 //
 // Each machine has a fabric thread standing in for its NIC: it executes one-sided operations that
 // target the machine and delivers its messages. With no fault active for an operation, reads and
-// writes run inline in the caller (a fast NIC); anything delayed, paused or partitioned is queued
-// and retried by the target's fabric thread. Messages always go through the target's thread.
+// writes run inline in the caller (a fast NIC), and so do the handlers of messages whose type the
+// receiver allowed inline delivery of; anything delayed, paused or partitioned is queued and
+// retried by the target's fabric thread, and so are all other messages.
 // A write notifier runs on whichever thread executed the write (the writer's, or the fabric
 // thread for a queued one), after the bytes landed.
 //
@@ -20,6 +21,7 @@
 // Thread-safe.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -58,6 +60,7 @@ class LocalFabric final : public Fabric {
                       std::span<const std::byte> src) override;
   void Send(MachineId to, Message msg) override;
   void SetHandler(MachineId m, MessageHandler handler) override;
+  void AllowInlineDelivery(MachineId m, uint16_t type) override;
 
   void SetFaults(const FaultPolicy& policy);
   void SetPartitioned(MachineId a, MachineId b, bool cut);
@@ -93,6 +96,7 @@ class LocalFabric final : public Fabric {
     // taking the first ready entry is O(log n) and never scans the whole queue.
     std::multimap<std::chrono::steady_clock::time_point, Op> queue;
     MessageHandler handler;
+    std::array<std::atomic<bool>, kMaxInlineTypes> inline_types{};
     std::atomic<bool> paused{false};
     std::thread thread;
   };

@@ -188,5 +188,54 @@ TEST(LocalFabricTest, DelaysReorderMessagesAndDropsOnlyDroppableTypes) {
   EXPECT_TRUE(reordered);
 }
 
+// Inline delivery skips the receiver's fabric thread only while nothing would make the message
+// wait: a type not allowed inline, a delay, or a paused receiver sends it through that thread.
+TEST(LocalFabricTest, InlineTypesRunOnTheSendersThreadUnlessTheMessageMustWait) {
+  LocalFabric f(2, 5);
+  constexpr uint16_t kInline = 3, kQueued = 4;
+  f.AllowInlineDelivery(1, kInline);
+  std::mutex mu;
+  std::vector<std::pair<uint16_t, std::thread::id>> ran;
+  f.SetHandler(1, [&](Message m) {
+    std::lock_guard l(mu);
+    ran.emplace_back(m.type, std::this_thread::get_id());
+  });
+  auto ran_count = [&] {
+    std::lock_guard l(mu);
+    return ran.size();
+  };
+  const auto sender = std::this_thread::get_id();
+
+  f.Send(1, Message{0, kInline, {}});
+  ASSERT_EQ(ran_count(), 1u);  // delivered before Send returned
+  EXPECT_EQ(ran[0].second, sender);
+  f.Send(1, Message{0, kQueued, {}});
+  WaitFor([&] { return ran_count() == 2; });
+  ASSERT_EQ(ran_count(), 2u);
+  EXPECT_NE(ran[1].second, sender);
+
+  f.SetPaused(1, true);
+  f.Send(1, Message{0, kInline, {}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(ran_count(), 2u);  // stalls while paused
+  f.SetPaused(1, false);
+  WaitFor([&] { return ran_count() == 3; });
+  ASSERT_EQ(ran_count(), 3u);
+  EXPECT_NE(ran[2].second, sender);
+
+  FaultPolicy p;
+  p.min_delay = std::chrono::microseconds(500);
+  p.max_delay = std::chrono::microseconds(1000);
+  f.SetFaults(p);
+  f.Send(1, Message{0, kInline, {}});
+  WaitFor([&] { return ran_count() == 4; });
+  ASSERT_EQ(ran_count(), 4u);
+  EXPECT_NE(ran[3].second, sender);
+
+  f.Shutdown();
+  f.Send(1, Message{0, kInline, {}});  // nothing is delivered after Shutdown
+  EXPECT_EQ(ran_count(), 4u);
+}
+
 }  // namespace
 }  // namespace farmdb::cluster
