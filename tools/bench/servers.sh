@@ -13,6 +13,13 @@
 #   bench_ratio A B                A / B with two decimals
 #
 # PostgreSQL runs as the postgres user when this runs as root (initdb refuses root).
+#
+# The work directory, and with it both servers' data directories, is on /dev/shm (tmpfs) when
+# that exists, else /tmp; FARMDB_BENCH_DIR overrides. Neither server makes its data durable here
+# (PostgreSQL runs with fsync=off, farmdb has no recovery yet), and on a disk file system
+# farmdb's memory-mapped regions pay a write fault on every page the kernel writes back: once the
+# dirty pages pass vm.dirty_background_ratio (3 machines with 8 TPC-C warehouses do) that halves
+# its throughput (tpcc/RESULTS.md, "Region files on a disk file system").
 
 bench_pgbin=/usr/lib/postgresql/15/bin
 bench_py=/usr/bin/python3
@@ -32,7 +39,9 @@ bench_cleanup() {
 }
 
 bench_init() {
-  bench_work=$(mktemp -d /tmp/farmdb-bench.XXXXXX)
+  local base=/tmp
+  [ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
+  bench_work=$(mktemp -d "${FARMDB_BENCH_DIR:-$base}/farmdb-bench.XXXXXX")
   chmod 755 "$bench_work"
   [ "$(id -u)" -ne 0 ] || chown postgres "$bench_work"
   trap bench_cleanup EXIT
