@@ -119,7 +119,9 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   if (!lines) return std::unexpected(lines.error());
   auto place = machine.Lookup(addr.region());
   if (!place) return Invalid();
-  ObjectCopy copy;
+  // The copy buffer is the transaction's, reused across reads: only the payload kept below is
+  // allocated per object.
+  ObjectCopy& copy = read_copy_;
   copy.raw.resize(*lines * kLineSize);
   // Single-version mode aborts below on any newer head instead.
   bool doomed_by_old_versions = engine.options().multi_version && options_.isolation == Isolation::kSerializable &&

@@ -286,6 +286,7 @@ class Txn {
   bool read_ts_pinned_ = false;
   std::optional<TxnError> error_;
   std::map<Addr, ReadEntry> reads_;
+  ObjectCopy read_copy_;  // ReadObject's one-sided read destination
   std::map<Addr, WriteEntry> writes_;
   struct Validation {
     Timestamp version;  // first seen
