@@ -34,10 +34,16 @@ class Reader {
     at_ += sizeof(T);
     return true;
   }
-  bool GetBytes(size_t n, std::string& s) {
+  bool GetView(size_t n, std::string_view& s) {
     if (in_.size() - at_ < n) return false;
-    s.assign(reinterpret_cast<const char*>(in_.data() + at_), n);
+    s = {reinterpret_cast<const char*>(in_.data() + at_), n};
     at_ += n;
+    return true;
+  }
+  bool GetBytes(size_t n, std::string& s) {
+    std::string_view v;
+    if (!GetView(n, v)) return false;
+    s.assign(v);
     return true;
   }
   bool Tag(ObjectTag want) {
@@ -138,21 +144,33 @@ std::vector<std::byte> EncodeBucket(const HashBucket& b) {
   return w.Take();
 }
 
-std::expected<HashBucket, std::string> DecodeBucket(std::span<const std::byte> p) {
+std::expected<HashBucketView, std::string> ViewBucket(std::span<const std::byte> p) {
   Reader in(p);
-  HashBucket b;
-  uint32_t n = 0;
-  if (!in.Tag(ObjectTag::kHashBucket) || !in.Get(n) || !in.Get(b.next.raw) || n > kBucketSlots) {
+  HashBucketView b;
+  if (!in.Tag(ObjectTag::kHashBucket) || !in.Get(b.count) || !in.Get(b.next.raw) ||
+      b.count > kBucketSlots) {
     return Corrupt("bucket");
   }
-  b.entries.resize(n);
-  for (HashEntry& e : b.entries) {
+  for (uint32_t i = 0; i < b.count; ++i) {
+    HashEntryRef& e = b.entries[i];
     uint16_t k = 0, v = 0;
     uint8_t out_of_line = 0;
     if (!in.Get(e.hash) || !in.Get(k) || !in.Get(v) || !in.Get(out_of_line)) return Corrupt("entry");
     e.key_len = k, e.value_len = v;
-    bool ok = out_of_line ? in.Get(e.blob.raw) && !e.blob.null() : in.GetBytes(k + v, e.bytes);
+    bool ok = out_of_line ? in.Get(e.blob.raw) && !e.blob.null() : in.GetView(k + v, e.bytes);
     if (!ok) return Corrupt("entry body");
+  }
+  return b;
+}
+
+std::expected<HashBucket, std::string> DecodeBucket(std::span<const std::byte> p) {
+  auto view = ViewBucket(p);
+  if (!view) return std::unexpected(view.error());
+  HashBucket b;
+  b.next = view->next;
+  b.entries.reserve(view->count);
+  for (const HashEntryRef& e : std::span(view->entries).first(view->count)) {
+    b.entries.push_back({e.hash, e.key_len, e.value_len, e.blob, std::string(e.bytes)});
   }
   return b;
 }

@@ -17,6 +17,7 @@
 // Pure functions, no shared state: thread-compatible.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <expected>
 #include <span>
@@ -67,6 +68,22 @@ struct HashBucket {
   }
 };
 
+// An entry read in place: `bytes` (inline key then value) points into the bucket's payload.
+struct HashEntryRef {
+  uint64_t hash = 0;
+  uint32_t key_len = 0;
+  uint32_t value_len = 0;
+  Addr blob;
+  std::string_view bytes;
+};
+// A bucket read in place, without copying its entries: lookups scan buckets this way and copy
+// only what matches. Valid while the payload it was read from is.
+struct HashBucketView {
+  Addr next;
+  uint32_t count = 0;
+  std::array<HashEntryRef, kBucketSlots> entries;
+};
+
 struct HashSegment {
   // The index's root Addr. A per-machine cached directory (HashDirectoryCache) may name an
   // address that no longer holds this index's segment; this field, like a B-tree node's `tree`,
@@ -94,6 +111,7 @@ std::vector<std::byte> EncodeSegment(const HashSegment& s);
 std::expected<HashSegment, std::string> DecodeSegment(std::span<const std::byte> p);
 std::vector<std::byte> EncodeBucket(const HashBucket& b);
 std::expected<HashBucket, std::string> DecodeBucket(std::span<const std::byte> p);
+std::expected<HashBucketView, std::string> ViewBucket(std::span<const std::byte> p);
 std::vector<std::byte> EncodeBlob(std::string_view key, std::string_view value);
 // The blob's key and value bytes (key_len + value_len of them) after the tag.
 std::expected<std::string, std::string> DecodeBlob(std::span<const std::byte> p, size_t kv_len);

@@ -20,6 +20,10 @@ StorageResult<T> Load(Txn& t, Addr a,
 }
 
 StorageResult<HashBucket> LoadBucket(Txn& t, Addr a) { return Load<HashBucket>(t, a, DecodeBucket); }
+// The view points into t's copy of the bucket (Txn::ReadView).
+StorageResult<HashBucketView> ViewBucketAt(Txn& t, Addr a) {
+  return Load<HashBucketView>(t, a, ViewBucket);
+}
 
 StorageResult<void> Store(Txn& t, Addr a, const std::vector<std::byte>& bytes) {
   if (auto r = t.Write(a, bytes); !r) return TxnFailure(r.error());
@@ -46,8 +50,8 @@ StorageResult<void> Free(Txn& t, Addr a) {
 uint64_t TopBits(uint64_t h, uint32_t bits) { return bits == 0 ? 0 : h >> (64 - bits); }
 
 // An entry's key and value bytes, reading its blob if it is out of line.
-StorageResult<std::string> KeyValue(Txn& t, const HashEntry& e) {
-  if (e.blob.null()) return e.bytes;
+StorageResult<std::string> KeyValue(Txn& t, const HashEntryRef& e) {
+  if (e.blob.null()) return std::string(e.bytes);
   auto p = t.ReadView(e.blob);
   if (!p) return TxnFailure(p.error());
   auto kv = DecodeBlob(*p, e.key_len + e.value_len);
@@ -70,12 +74,14 @@ struct HashIndex::Place {
 };
 
 // A matching pair: the bucket holding it, its index there, the bucket before it in the overflow
-// chain (null for array buckets), and the decoded key+value.
+// chain (null for array buckets), its key length and blob (null if inline), and the decoded
+// key+value.
 struct HashIndex::Found {
   Addr bucket;
   size_t index = 0;
   Addr chain_prev;
-  HashEntry entry;
+  uint32_t key_len = 0;
+  Addr blob;
   std::string kv;
 };
 
@@ -189,32 +195,34 @@ StorageResult<std::vector<HashIndex::Found>> HashIndex::FindAll(Txn& t, const Pl
                                                                 uint64_t hash, std::string_view key,
                                                                 bool first_only) const {
   std::vector<Found> found;
-  // Scans one bucket; true once the first match is found and that is all the caller wants.
-  auto scan = [&](Addr addr, const HashBucket& b, Addr chain_prev) -> StorageResult<bool> {
-    for (size_t i = 0; i < b.entries.size(); ++i) {
-      const HashEntry& e = b.entries[i];
+  // Scans one bucket in place; true once the first match is found and that is all the caller
+  // wants. Only matches are copied out.
+  auto scan = [&](Addr addr, const HashBucketView& b, Addr chain_prev) -> StorageResult<bool> {
+    for (size_t i = 0; i < b.count; ++i) {
+      const HashEntryRef& e = b.entries[i];
       if (e.hash != hash || e.key_len != key.size()) continue;
+      if (e.blob.null() && e.bytes.substr(0, e.key_len) != key) continue;
       auto kv = KeyValue(t, e);
       if (!kv) return std::unexpected(kv.error());
       if (std::string_view(*kv).substr(0, e.key_len) != key) continue;
-      found.push_back({addr, i, chain_prev, e, std::move(*kv)});
+      found.push_back({addr, i, chain_prev, e.key_len, e.blob, std::move(*kv)});
       if (first_only) return true;
     }
     return false;
   };
   // The neighbourhood (home and the next bucket), then the home's overflow chain.
   Addr home_addr = p.segment.buckets[p.home];
-  auto home = LoadBucket(t, home_addr);
+  auto home = ViewBucketAt(t, home_addr);
   if (!home) return std::unexpected(home.error());
   auto done = scan(home_addr, *home, {});
   if (!done) return std::unexpected(done.error());
   if (*done) return found;
   Addr next_addr = p.segment.buckets[p.Next(p.home)];
-  auto next = LoadBucket(t, next_addr);
+  auto next = ViewBucketAt(t, next_addr);
   if (!next) return std::unexpected(next.error());
   done = scan(next_addr, *next, {});
   for (Addr prev = home_addr, a = home->next; done && !*done && !a.null();) {
-    auto o = LoadBucket(t, a);
+    auto o = ViewBucketAt(t, a);
     if (!o) return std::unexpected(o.error());
     done = scan(a, *o, prev);
     prev = a;
@@ -231,7 +239,7 @@ StorageResult<std::vector<std::string>> HashIndex::Lookup(Txn& t, std::string_vi
   auto found = FindAll(t, *p, hash, key, p->root->unique);
   if (!found) return std::unexpected(found.error());
   std::vector<std::string> values;
-  for (Found& f : *found) values.push_back(f.kv.substr(f.entry.key_len));
+  for (Found& f : *found) values.push_back(f.kv.substr(f.key_len));
   return values;
 }
 
@@ -267,7 +275,7 @@ StorageResult<void> HashIndex::Insert(Txn& t, std::string_view key, std::string_
   auto found = FindAll(t, *p, hash, key, p->root->unique);
   if (!found) return std::unexpected(found.error());
   for (const Found& f : *found) {
-    if (p->root->unique || std::string_view(f.kv).substr(f.entry.key_len) == value) {
+    if (p->root->unique || std::string_view(f.kv).substr(f.key_len) == value) {
       return Failure(StorageError::Code::kDuplicateKey);
     }
   }
@@ -425,13 +433,13 @@ StorageResult<size_t> HashIndex::Erase(Txn& t, std::string_view key,
   // Remove from the last match backwards so earlier matches' indexes stay valid.
   size_t erased = 0;
   for (auto it = found->rbegin(); it != found->rend(); ++it) {
-    if (value && std::string_view(it->kv).substr(it->entry.key_len) != *value) continue;
+    if (value && std::string_view(it->kv).substr(it->key_len) != *value) continue;
     if (value && erased == 1) break;
     auto b = LoadBucket(t, it->bucket);
     if (!b) return std::unexpected(b.error());
     b->entries.erase(b->entries.begin() + it->index);
-    if (!it->entry.blob.null()) {
-      if (auto r = Free(t, it->entry.blob); !r) return std::unexpected(r.error());
+    if (!it->blob.null()) {
+      if (auto r = Free(t, it->blob); !r) return std::unexpected(r.error());
     }
     if (b->entries.empty() && !it->chain_prev.null()) {
       // An emptied overflow bucket leaves its chain.
@@ -459,9 +467,9 @@ StorageResult<void> HashIndex::ForEach(
     if (!seg) return std::unexpected(seg.error());
     for (Addr a : seg->buckets) {
       for (Addr b = a; !b.null();) {
-        auto bucket = LoadBucket(t, b);
+        auto bucket = ViewBucketAt(t, b);
         if (!bucket) return std::unexpected(bucket.error());
-        for (const HashEntry& e : bucket->entries) {
+        for (const HashEntryRef& e : std::span(bucket->entries).first(bucket->count)) {
           auto kv = KeyValue(t, e);
           if (!kv) return std::unexpected(kv.error());
           std::string_view v(*kv);
@@ -504,7 +512,7 @@ StorageResult<std::string> HashIndex::CheckInvariants(Txn& t) const {
             return "entry with hash " + std::to_string(e.hash) + " misplaced in bucket " +
                    std::to_string(b) + (overflow ? " chain" : "");
           }
-          auto kv = KeyValue(t, e);
+          auto kv = KeyValue(t, {e.hash, e.key_len, e.value_len, e.blob, e.bytes});
           if (!kv) return std::unexpected(kv.error());
           if (Hash(std::string_view(*kv).substr(0, e.key_len)) != e.hash) {
             return std::string("entry hash does not match its key");
