@@ -72,6 +72,7 @@ Expected<FrontendMessage, ProtocolError> DecodeBind(BodyReader& r) {
   bind.statement = std::move(*statement);
   auto nformats = r.UInt16();
   if (!nformats) return Violation(kBadFormat);
+  bind.param_formats.reserve(*nformats);
   for (uint16_t i = 0; i < *nformats; ++i) {
     auto f = r.UInt16();
     if (!f) return Violation(kBadFormat);
@@ -83,6 +84,7 @@ Expected<FrontendMessage, ProtocolError> DecodeBind(BodyReader& r) {
     return Violation("bind message has " + std::to_string(*nformats) +
                      " parameter formats but " + std::to_string(*nvalues) + " parameters");
   }
+  bind.values.reserve(*nvalues);
   for (uint16_t i = 0; i < *nvalues; ++i) {
     auto len = r.UInt32();
     if (!len) return Violation(kBadFormat);
@@ -98,6 +100,7 @@ Expected<FrontendMessage, ProtocolError> DecodeBind(BodyReader& r) {
   }
   auto nresults = r.UInt16();
   if (!nresults) return Violation(kBadFormat);
+  bind.result_formats.reserve(*nresults);
   for (uint16_t i = 0; i < *nresults; ++i) {
     auto f = r.UInt16();
     if (!f) return Violation(kBadFormat);
@@ -205,15 +208,18 @@ int32_t GetInt32(std::string_view bytes, size_t at) {
                               (uint32_t{p[2]} << 8) | p[3]);
 }
 
+// One append per integer, not a push_back per byte: these run for every field of every row sent.
 void PutInt16(std::string& out, int16_t v) {
   auto u = static_cast<uint16_t>(v);
-  out.push_back(static_cast<char>(u >> 8));
-  out.push_back(static_cast<char>(u));
+  const char bytes[2] = {static_cast<char>(u >> 8), static_cast<char>(u)};
+  out.append(bytes, sizeof bytes);
 }
 
 void PutInt32(std::string& out, int32_t v) {
   auto u = static_cast<uint32_t>(v);
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>(u >> shift));
+  const char bytes[4] = {static_cast<char>(u >> 24), static_cast<char>(u >> 16),
+                         static_cast<char>(u >> 8), static_cast<char>(u)};
+  out.append(bytes, sizeof bytes);
 }
 
 Expected<uint32_t, ProtocolError> CheckStartupLength(int32_t length) {
