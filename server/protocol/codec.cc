@@ -185,11 +185,6 @@ bool IsSmallType(char type) { return std::strchr("DECSHXc", type) != nullptr; }
 
 }  // namespace
 
-void PutString(std::string& out, std::string_view s) {
-  out.append(s);
-  out.push_back('\0');
-}
-
 size_t BeginMessage(std::string& out, char type) {
   out.push_back(type);
   size_t at = out.size();
@@ -200,26 +195,6 @@ size_t BeginMessage(std::string& out, char type) {
 void EndMessage(std::string& out, size_t length_at) {
   auto len = static_cast<uint32_t>(out.size() - length_at);
   for (int i = 0; i < 4; ++i) out[length_at + i] = static_cast<char>(len >> (24 - 8 * i));
-}
-
-int32_t GetInt32(std::string_view bytes, size_t at) {
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + at);
-  return static_cast<int32_t>((uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
-                              (uint32_t{p[2]} << 8) | p[3]);
-}
-
-// One append per integer, not a push_back per byte: these run for every field of every row sent.
-void PutInt16(std::string& out, int16_t v) {
-  auto u = static_cast<uint16_t>(v);
-  const char bytes[2] = {static_cast<char>(u >> 8), static_cast<char>(u)};
-  out.append(bytes, sizeof bytes);
-}
-
-void PutInt32(std::string& out, int32_t v) {
-  auto u = static_cast<uint32_t>(v);
-  const char bytes[4] = {static_cast<char>(u >> 24), static_cast<char>(u >> 16),
-                         static_cast<char>(u >> 8), static_cast<char>(u)};
-  out.append(bytes, sizeof bytes);
 }
 
 Expected<uint32_t, ProtocolError> CheckStartupLength(int32_t length) {

@@ -50,12 +50,29 @@ void EncodeStartupPacket(const StartupPacket& packet, std::string& out);
 void EncodeMessage(const FrontendMessage& message, std::string& out);
 char MessageType(const FrontendMessage& message);
 
-// Big-endian integers, as on the wire.
-void PutInt16(std::string& out, int16_t v);
+// Big-endian integers, as on the wire. Inline, one append per integer: they run for every field
+// of every row and row description sent.
+inline void PutInt16(std::string& out, int16_t v) {
+  auto u = static_cast<uint16_t>(v);
+  const char bytes[2] = {static_cast<char>(u >> 8), static_cast<char>(u)};
+  out.append(bytes, sizeof bytes);
+}
 // REQUIRES: at + 4 <= bytes.size().
-int32_t GetInt32(std::string_view bytes, size_t at);
-void PutInt32(std::string& out, int32_t v);
-void PutString(std::string& out, std::string_view s);  // with its NUL terminator
+inline int32_t GetInt32(std::string_view bytes, size_t at) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + at);
+  return static_cast<int32_t>((uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
+                              (uint32_t{p[2]} << 8) | p[3]);
+}
+inline void PutInt32(std::string& out, int32_t v) {
+  auto u = static_cast<uint32_t>(v);
+  const char bytes[4] = {static_cast<char>(u >> 24), static_cast<char>(u >> 16),
+                         static_cast<char>(u >> 8), static_cast<char>(u)};
+  out.append(bytes, sizeof bytes);
+}
+inline void PutString(std::string& out, std::string_view s) {  // with its NUL terminator
+  out.append(s);
+  out.push_back('\0');
+}
 // A typed message: BeginMessage appends the type and a length placeholder and returns where the
 // length goes; EndMessage fills it in once the body is appended.
 size_t BeginMessage(std::string& out, char type);
