@@ -419,6 +419,7 @@ std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<
   auto portal = std::make_unique<PortalImpl>();
   portal->prepared = prepared;
   TextOptions text_options = settings_.Text();
+  portal->params.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     TypeId type = prepared->param_types[i];
     if (!params.values[i]) {

@@ -66,6 +66,7 @@ Error UniqueViolation(const storage::TableDesc& table, uint32_t position, const 
 
 std::expected<Row, Error> Returning(const std::vector<BoundExprPtr>& returning, const Row& row, ExecContext& ctx) {
   Row out;
+  out.reserve(returning.size());
   for (const BoundExprPtr& e : returning) {
     auto v = EvaluateOn(*e, row, ctx);
     if (!v) return std::unexpected(v.error());
@@ -74,15 +75,19 @@ std::expected<Row, Error> Returning(const std::vector<BoundExprPtr>& returning, 
   return out;
 }
 
-// Applies SET over `input` (the old row, or old row + EXCLUDED) to a copy of `old`.
-std::expected<Row, Error> Assign(const std::vector<Assignment>& set, const Row& old, const Row& input, ExecContext& ctx) {
-  Row updated = old;
+// Evaluates SET over `input` (the old row, or old row + EXCLUDED), then stores the results in
+// `row`, which starts as the old row and may be `input` itself: every expression sees the old
+// values, as in PostgreSQL, and the row's other columns are not copied.
+std::expected<void, Error> Assign(const std::vector<Assignment>& set, const Row& input, Row& row, ExecContext& ctx) {
+  std::vector<Value> values;
+  values.reserve(set.size());
   for (const Assignment& a : set) {
     auto v = EvaluateOn(*a.value, input, ctx);
     if (!v) return std::unexpected(v.error());
-    updated[a.column] = std::move(*v);
+    values.push_back(std::move(*v));
   }
-  return updated;
+  for (size_t i = 0; i < set.size(); ++i) row[set[i].column] = std::move(values[i]);
+  return {};
 }
 
 // UPDATE's write of one row: CHECKs `updated`, then writes it over `stored`; 23505 names the
@@ -155,11 +160,10 @@ std::expected<bool, Error> RowInserter::UpdateExisting(const Row& proposed) {
     if (!keep) return std::unexpected(keep.error());
     if (!*keep) return false;
   }
-  auto updated = Assign(oc.set, existing, both, ctx_);
-  if (!updated) return std::unexpected(updated.error());
-  auto r = WriteUpdated(*table_, *plan_.table, plan_.checks, (*scan)->stored(), *updated, ctx_);
+  if (auto a = Assign(oc.set, both, existing, ctx_); !a) return std::unexpected(a.error());
+  auto r = WriteUpdated(*table_, *plan_.table, plan_.checks, (*scan)->stored(), existing, ctx_);
   if (!r) return std::unexpected(r.error());
-  return Emit(*updated);
+  return Emit(existing);
 }
 
 std::expected<bool, Error> RowInserter::Emit(const Row& row) {
@@ -254,9 +258,8 @@ class UpdateRecompute final : public TransactionBlock::RowRecompute {
       if (!holds) return std::unexpected(holds.error());
       if (!*holds) return false;
     }
-    auto updated = Assign(plan_.set, row, row, ctx);
-    if (!updated) return std::unexpected(updated.error());
-    auto written = WriteUpdated(table, *plan_.table, plan_.checks, *stored, *updated, ctx);
+    if (auto a = Assign(plan_.set, row, row, ctx); !a) return std::unexpected(a.error());
+    auto written = WriteUpdated(table, *plan_.table, plan_.checks, *stored, row, ctx);
     if (!written) return std::unexpected(written.error());
     // A row that outgrew its object moved: its new object and index entries stay as written.
     if (*written == addr) (void)t.MarkReapplicable(addr);
@@ -282,13 +285,13 @@ std::expected<StatementOutput, Error> RunUpdate(const std::shared_ptr<const DmlP
   bool reapply = plan.reapplicable && block != nullptr && block->ReappliesUpdates();
   std::shared_ptr<const UpdateRecompute> recompute;  // one per statement, made on first use
   StatementOutput out;
-  for (auto& [addr, old] : *rows) {
-    auto updated = Assign(plan.set, old, old, ctx);
-    if (!updated) return std::unexpected(updated.error());
+  for (auto& [addr, row] : *rows) {
+    // In place: nothing reads the old values after SET.
+    if (auto a = Assign(plan.set, row, row, ctx); !a) return std::unexpected(a.error());
     // Read again (from the Txn's read set) for the stored keys Update needs.
     auto stored = table.Read(*ctx.db->txn, addr);
     if (!stored) return std::unexpected(StorageFailure(stored.error()));
-    auto written = WriteUpdated(table, *plan.table, plan.checks, *stored, *updated, ctx);
+    auto written = WriteUpdated(table, *plan.table, plan.checks, *stored, row, ctx);
     if (!written) return std::unexpected(written.error());
     // Refused (nothing to undo) when this transaction had read the row after writing it.
     if (reapply && *written == addr && ctx.db->txn->MarkReapplicable(addr)) {
@@ -296,7 +299,7 @@ std::expected<StatementOutput, Error> RunUpdate(const std::shared_ptr<const DmlP
       block->NoteReapplicable(addr, recompute);
     }
     if (!plan.returning.empty()) {
-      auto ret = Returning(plan.returning, *updated, ctx);
+      auto ret = Returning(plan.returning, row, ctx);
       if (!ret) return std::unexpected(ret.error());
       out.rows.push_back(std::move(*ret));
     }
