@@ -219,6 +219,15 @@ std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod, bool assign
   int32_t mod = typmod - 4;
   if (value.type == TypeId::kVarchar || value.type == TypeId::kBpchar) {
     const std::string& s = value.AsString();
+    size_t limit = static_cast<size_t>(mod);
+    if (s.size() <= limit) {  // no more characters than bytes: nothing to cut, at most to pad
+      if (value.type == TypeId::kVarchar) return value;
+      size_t chars = std::ranges::count_if(s, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+      if (chars == limit) return value;
+      std::string padded = std::move(std::get<std::string>(value.data));
+      padded.append(limit - chars, ' ');
+      return Value::Str(value.type, std::move(padded));
+    }
     size_t chars = 0, i = 0;
     for (; i < s.size(); ++i) {
       if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && chars++ == static_cast<size_t>(mod)) break;
@@ -230,17 +239,15 @@ std::expected<Value, Error> ApplyTypmod(Value value, int32_t typmod, bool assign
     }
     std::string out = s.substr(0, i);
     // bpchar pads short values with blanks to n characters.
-    if (value.type == TypeId::kBpchar && chars < static_cast<size_t>(mod)) out.append(mod - chars, ' ');
+    if (value.type == TypeId::kBpchar && chars < limit) out.append(limit - chars, ' ');
     return Value::Str(value.type, std::move(out));
   }
   if (value.type == TypeId::kNumeric && !value.AsNumeric().IsNaN()) {
     int precision = mod >> 16, scale = mod & 0xffff;
     Numeric rounded = value.AsNumeric().Round(scale);
-    // Digits left of the point may not exceed precision - scale.
-    std::string text = rounded.Abs().ToString();
-    size_t point = text.find('.');
-    std::string integer = text.substr(0, point);
-    int int_digits = integer == "0" ? 0 : static_cast<int>(integer.size());
+    // Digits left of the point may not exceed precision - scale. The unscaled digits carry no
+    // leading zeros, so those left of the point are all but the last scale() of them.
+    int int_digits = std::max(0, static_cast<int>(rounded.digits().size()) - rounded.scale());
     int max_digits = precision - scale;
     if (int_digits > max_digits) {
       Error e = MakeError("22003", "numeric field overflow");
