@@ -289,8 +289,15 @@ std::optional<RegionPlacement> Machine::Lookup(RegionId id) {
   return p;
 }
 
+std::optional<MachineId> Machine::PrimaryOf(RegionId id) {
+  if (auto primary = map_.Primary(id)) return primary;
+  auto p = Lookup(id);
+  if (!p) return std::nullopt;
+  return p->primary;
+}
+
 std::span<std::byte> Machine::LocalReplica(RegionId id) const {
-  std::lock_guard lock(replicas_mu_);
+  std::shared_lock lock(replicas_mu_);
   auto it = replicas_.find(id);
   return it == replicas_.end() ? std::span<std::byte>{} : it->second->bytes();
 }

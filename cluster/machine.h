@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -101,6 +102,8 @@ class Machine {
   std::expected<RegionPlacement, RegionError> AllocateRegion(int replicas, MachineId primary);
   // Placement from the local map, else from the CM.
   std::optional<RegionPlacement> Lookup(RegionId id);
+  // Lookup's primary, without copying the placement (object reads).
+  std::optional<MachineId> PrimaryOf(RegionId id);
   // The bytes of this machine's replica of `id` (empty if it holds none).
   std::span<std::byte> LocalReplica(RegionId id) const;
   const RegionMap& region_map() const { return map_; }
@@ -153,7 +156,8 @@ class Machine {
   std::condition_variable control_cv_;
   std::deque<Message> control_queue_;
 
-  mutable std::mutex replicas_mu_;
+  // Shared for LocalReplica, which every local object read calls; exclusive to add or drop one.
+  mutable std::shared_mutex replicas_mu_;
   std::map<RegionId, std::unique_ptr<MappedFile>> replicas_;
 
   // CM state.

@@ -28,6 +28,13 @@ class RegionMap {
     if (it == map_.end()) return std::nullopt;
     return it->second;
   }
+  // The primary alone: object reads need nothing else, and copying the backups would allocate.
+  std::optional<MachineId> Primary(RegionId id) const {
+    std::shared_lock lock(mu_);
+    auto it = map_.find(id);
+    if (it == map_.end()) return std::nullopt;
+    return it->second.primary;
+  }
   void Put(const RegionPlacement& p) {
     std::unique_lock lock(mu_);
     map_[p.id] = p;

@@ -117,8 +117,8 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   cluster::Machine& machine = engine.machine();
   auto lines = engine.ObjectLines(addr);
   if (!lines) return std::unexpected(lines.error());
-  auto place = machine.Lookup(addr.region());
-  if (!place) return Invalid();
+  auto primary = machine.PrimaryOf(addr.region());
+  if (!primary) return Invalid();
   // The copy buffer is the transaction's, reused across reads: only the payload kept below is
   // allocated per object.
   ObjectCopy& copy = read_copy_;
@@ -127,7 +127,7 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   bool doomed_by_old_versions = engine.options().multi_version && options_.isolation == Isolation::kSerializable &&
                                 (!writes_.empty() || options_.expect_writes);
   for (int advances = 0;; ++advances) {
-    if (auto head = ReadHead(place->primary, addr, copy); !head) return std::unexpected(head.error());
+    if (auto head = ReadHead(*primary, addr, copy); !head) return std::unexpected(head.error());
     if (HeaderTs(copy.header()) <= read_ts_ || !doomed_by_old_versions) break;
     // A serializable transaction with writes that reads a version older than the head would
     // fail validation (§4.7). If nothing it read has changed, it reads at a later R instead.
@@ -135,7 +135,7 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
       return Fail(AbortReason::kEagerValidation);
     }
   }
-  auto& fetched = place->primary == machine.id() ? engine.counters().local_reads
+  auto& fetched = *primary == machine.id() ? engine.counters().local_reads
                                                   : engine.counters().remote_reads;
   fetched.fetch_add(1, std::memory_order_relaxed);
   if (HeaderTs(copy.header()) > read_ts_) {
@@ -144,9 +144,9 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
     for (;;) {
       Addr old = copy.old_version();
       if (old.null()) return Fail(AbortReason::kOldVersionGone);
-      auto op = machine.Lookup(old.region());
-      if (!op) return std::unexpected(TxnError{TxnErrorCode::kInternal});
-      if (!engine.ReadFromPrimary(op->primary, old, copy.raw) || HeaderLocked(copy.header())) {
+      auto old_primary = machine.PrimaryOf(old.region());
+      if (!old_primary) return std::unexpected(TxnError{TxnErrorCode::kInternal});
+      if (!engine.ReadFromPrimary(*old_primary, old, copy.raw) || HeaderLocked(copy.header())) {
         // Old versions are never locked: this is freed (poisoned) memory.
         return std::unexpected(TxnError{TxnErrorCode::kInternal});
       }

@@ -15,15 +15,15 @@ HeaderReads::~HeaderReads() {
 size_t HeaderReads::Add(Addr addr) {
   Read& r = reads_.emplace_back();
   cluster::Machine& machine = engine_.machine();
-  auto place = machine.Lookup(addr.region());
-  if (!place) return reads_.size() - 1;
-  if (place->primary == machine.id()) {
+  auto primary = machine.PrimaryOf(addr.region());
+  if (!primary) return reads_.size() - 1;
+  if (*primary == machine.id()) {
     if (std::byte* mem = engine_.LocalObject(addr, 1)) {
       cluster::StoreWord(r.word, cluster::LoadWord(mem));
       r.ok = true;
     }
   } else {
-    r.done = machine.fabric().Read(machine.id(), place->primary,
+    r.done = machine.fabric().Read(machine.id(), *primary,
                                    cluster::MemKey(cluster::MemKind::kRegion, addr.region()), addr.offset(), r.word);
   }
   return reads_.size() - 1;
