@@ -1,5 +1,9 @@
 #include "sql/exec/evaluate.h"
 
+#include <array>
+#include <span>
+#include <vector>
+
 #include "sql/exec/builtins.h"
 #include "sql/exec/functions_catalog.h"
 #include "sql/plan/plan.h"
@@ -116,11 +120,22 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
     default:
       break;
   }
-  std::vector<Value> args;
-  for (const BoundExprPtr& arg : e.args) {
-    auto v = Evaluate(*arg, ctx);
+  // The usual few arguments live on the stack: this runs for every operator and function call
+  // of every row. An array constructor keeps its vector as the array's elements.
+  constexpr size_t kInlineArgs = 4;
+  std::array<Value, kInlineArgs> inline_args;
+  std::vector<Value> heap_args;
+  std::span<Value> args;
+  if (e.kind == BoundKind::kArrayCtor || e.args.size() > kInlineArgs) {
+    heap_args.resize(e.args.size());
+    args = heap_args;
+  } else {
+    args = std::span(inline_args).first(e.args.size());
+  }
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    auto v = Evaluate(*e.args[i], ctx);
     if (!v) return v;
-    args.push_back(std::move(*v));
+    args[i] = std::move(*v);
   }
   switch (e.kind) {
     case BoundKind::kIsNull:
@@ -140,7 +155,7 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
     case BoundKind::kBuiltin:
       return CallBuiltin(e, args, ctx);
     case BoundKind::kArrayCtor:
-      return Value::Array(e.type, ArrayValue{.elements = std::move(args)});
+      return Value::Array(e.type, ArrayValue{.elements = std::move(heap_args)});
     case BoundKind::kInList:
     case BoundKind::kIsDistinct:
     case BoundKind::kIsNotDistinct:
