@@ -202,6 +202,7 @@ Base10000 ToBase10000(std::string_view digits, int scale) {
   int top = static_cast<int>(digits.size()) - 1 - scale;
   out.weight = FloorDiv(top, kDecDigits);
   int bottom = FloorDiv(-scale, kDecDigits);
+  out.digits.reserve(out.weight - bottom + 1);
   for (int g = out.weight; g >= bottom; --g) {
     int v = 0;
     for (int p = kDecDigits - 1; p >= 0; --p) v = v * 10 + DigitAt(digits, scale, g * kDecDigits + p);
@@ -225,6 +226,7 @@ std::string Numeric::EncodeBinary() const {
     return out;
   }
   Base10000 b = ToBase10000(digits_, scale_);
+  out.reserve(2 * (4 + b.digits.size()));
   PutInt16(out, static_cast<int>(b.digits.size()));
   PutInt16(out, b.weight);
   PutInt16(out, negative_ ? kSignNeg : 0);
@@ -251,7 +253,8 @@ std::expected<Numeric, Error> Numeric::DecodeBinary(BinaryReader& reader) {
   if (*dscale > kMaxDscale) {
     return std::unexpected(MakeError("22P03", "invalid scale in external \"numeric\" value"));
   }
-  std::vector<int> groups;
+  std::vector<int16_t> groups;
+  groups.reserve(*ndigits);
   for (int i = 0; i < *ndigits; ++i) {
     auto d = reader.Read<int16_t>();
     if (!d) return std::unexpected(d.error());
@@ -264,17 +267,18 @@ std::expected<Numeric, Error> Numeric::DecodeBinary(BinaryReader& reader) {
   Numeric n;
   n.negative_ = *sign == kSignNeg;
   n.scale_ = *dscale;
+  // Decimal digits from 10^top down to 10^low; group g holds 10^(4 * (weight - g)) .. +3, and
+  // positions no group covers are 0.
   int top = *weight * kDecDigits + kDecDigits - 1;
-  for (int p = top; p >= -*dscale; --p) {
-    int g = *weight - FloorDiv(p, kDecDigits);  // index into groups
-    int within = p - FloorDiv(p, kDecDigits) * kDecDigits;
-    int digit = 0;
-    if (g >= 0 && g < static_cast<int>(groups.size())) {
+  int low = -static_cast<int>(*dscale);
+  if (top >= low) {  // else every digit kept is zero
+    n.digits_.assign(top - low + 1, '0');
+    for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
       int v = groups[g];
-      for (int k = 0; k < within; ++k) v /= 10;
-      digit = v % 10;
+      for (int pos = (*weight - g) * kDecDigits; v != 0; ++pos, v /= 10) {
+        if (pos >= low && pos <= top) n.digits_[top - pos] = static_cast<char>('0' + v % 10);
+      }
     }
-    n.digits_.push_back(static_cast<char>('0' + digit));
   }
   n.Normalize();
   return n;
