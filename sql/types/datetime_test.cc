@@ -116,6 +116,24 @@ TEST(TypeIoDateTimeTest, TimestampInputForms) {
   EXPECT_EQ(ParseTimestamp("13:14:15", DateOrder::kMdy).error().sqlstate, "22007");
 }
 
+// "YYYY-MM-DD[ HH:MM:SS[.ffffff]]" takes a shortcut past the general parser: the same values as
+// the general forms, and the inputs next to it (leap second, 30 February, year 0, a zone, seven
+// fractional digits) still get the general parser's answer (PostgreSQL 15's, above).
+TEST(TypeIoDateTimeTest, IsoShortcutAgreesWithTheGeneralParser) {
+  EXPECT_EQ(Ts("2024-02-29 13:14:15.5"), Ts("02/29/2024 13:14:15.5"));
+  EXPECT_EQ(Ts("2024-02-29 13:14:15.000001"), Ts("02/29/2024 13:14:15.000001"));
+  EXPECT_EQ(Ts("1999-12-31 23:59:59.999999"), Ts("12/31/1999 23:59:59.999999"));
+  EXPECT_EQ(Ts("2024-02-29 23:59:60"), Ts("2024-03-01"));
+  // Seven digits: PostgreSQL rounds the fraction as a double, half to even.
+  EXPECT_EQ(Ts("2024-02-29 13:14:15.1234565") % 1'000'000, 123456);
+  EXPECT_EQ(Ts("2024-02-29 13:14:15.1234575") % 1'000'000, 123458);
+  EXPECT_EQ(Date("2024-02-29 13:14:15", DateOrder::kDmy), "2024-02-29");
+  EXPECT_EQ(Date("0099-01-01", DateOrder::kMdy), "0099-01-01");
+  EXPECT_EQ(Date("2023-02-29", DateOrder::kMdy).substr(0, 5), "22008");
+  EXPECT_EQ(Date("0000-01-01", DateOrder::kMdy).substr(0, 5), "22008");
+  EXPECT_EQ(Date("2024-13-01", DateOrder::kYmd).substr(0, 5), "22008");
+}
+
 // AdjustTimestampForTypmod: half away from zero, also before 2000 (negative values).
 TEST(TypeIoDateTimeTest, RoundTimestamp) {
   DateStyle iso;
