@@ -96,12 +96,17 @@ class PreparedImpl final : public PreparedStatement {
 
 class PortalImpl final : public Portal {
  public:
-  std::span<const Column> ResultColumns() const override { return columns; }
+  std::span<const Column> ResultColumns() const override {
+    if (!formatted_columns.empty()) return formatted_columns;
+    return prepared->columns;
+  }
 
   std::shared_ptr<const PreparedImpl> prepared;
   std::shared_ptr<const Analysis> analysis;  // the prepared statement's, when the portal first ran
   std::vector<Value> params;
-  std::vector<Column> columns;
+  // The prepared statement's columns with Bind's result formats, when some format is not text;
+  // empty otherwise (the columns are the prepared statement's, all text).
+  std::vector<Column> formatted_columns;
   std::optional<StatementOutput> output;  // set by the first Execute
   size_t next_row = 0;
 };
@@ -170,7 +175,6 @@ class SessionImpl final : public Session {
       if (!prepared) return Fail(prepared.error(), sink);
       PortalImpl portal;
       portal.prepared = *prepared;
-      portal.columns = (*prepared)->columns;
       auto result = Run(portal, 0, sink, /*describe=*/true);
       if (!result) return std::unexpected(result.error());
       sink.CommandComplete(result->command_tag);
@@ -441,8 +445,10 @@ std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<
     return FailQuiet(MakeError("08P01", fmt::format("bind message has {} result formats but query has {} columns",
                                                     params.result_formats.size(), prepared->columns.size())));
   }
-  portal->columns = prepared->columns;
-  for (size_t i = 0; i < portal->columns.size(); ++i) portal->columns[i].format = (*result_formats)[i];
+  if (std::ranges::any_of(*result_formats, [](Format f) { return f != Format::kText; })) {
+    portal->formatted_columns = prepared->columns;
+    for (size_t i = 0; i < portal->formatted_columns.size(); ++i) portal->formatted_columns[i].format = (*result_formats)[i];
+  }
   return portal;
 }
 
@@ -558,7 +564,8 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
     for (const Notice& notice : output->notices) sink.Notice(notice);
     portal.output = std::move(*output);
   }
-  if (describe && !portal.columns.empty()) sink.RowDescription(portal.columns);
+  std::span<const Column> columns = portal.ResultColumns();
+  if (describe && !columns.empty()) sink.RowDescription(columns);
   TextOptions options = settings_.Text();
   const auto& rows = portal.output->rows;
   size_t end = max_rows > 0 ? std::min(rows.size(), portal.next_row + static_cast<size_t>(max_rows)) : rows.size();
@@ -571,7 +578,7 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
     wire.assign(row.size(), std::nullopt);
     for (size_t i = 0; i < row.size(); ++i) {
       if (row[i].IsNull()) continue;
-      encoded[i] = portal.columns[i].format == Format::kBinary ? EncodeBinary(row[i]) : FormatText(row[i], options);
+      encoded[i] = columns[i].format == Format::kBinary ? EncodeBinary(row[i]) : FormatText(row[i], options);
       wire[i] = encoded[i];
     }
     sink.DataRow(wire);
