@@ -1,5 +1,7 @@
 #include "server/protocol/backend.h"
 
+#include <cstring>
+
 #include "server/protocol/codec.h"
 
 namespace farmdb::server {
@@ -63,19 +65,51 @@ void PutNegotiateProtocolVersion(std::string& out, uint16_t minor,
   EndMessage(out, at);
 }
 
+namespace {
+// Writers into bytes already sized: the row messages below size their message once and fill it,
+// instead of a capacity check and a memcpy call per two- or four-byte field.
+char* StoreInt16(char* p, int16_t v) {
+  auto u = static_cast<uint16_t>(v);
+  p[0] = static_cast<char>(u >> 8), p[1] = static_cast<char>(u);
+  return p + 2;
+}
+char* StoreInt32(char* p, int32_t v) {
+  auto u = static_cast<uint32_t>(v);
+  p[0] = static_cast<char>(u >> 24), p[1] = static_cast<char>(u >> 16);
+  p[2] = static_cast<char>(u >> 8), p[3] = static_cast<char>(u);
+  return p + 4;
+}
+char* StoreBytes(char* p, std::string_view s) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+// Appends the type byte and length word of a message whose body is `body` bytes, and room for
+// the body; returns where the body goes.
+char* AppendMessage(std::string& out, char type, size_t body) {
+  size_t at = out.size();
+  out.resize(at + 5 + body);
+  char* p = out.data() + at;
+  *p++ = type;
+  return StoreInt32(p, static_cast<int32_t>(body + 4));
+}
+}  // namespace
+
 void PutRowDescription(std::string& out, std::span<const sql::Column> columns) {
-  size_t at = BeginMessage(out, 'T');
-  PutInt16(out, static_cast<int16_t>(columns.size()));
+  constexpr size_t kFixedPerColumn = 1 + 4 + 2 + 4 + 2 + 4 + 2;  // NUL, then the fields below
+  size_t body = 2;
+  for (const auto& c : columns) body += c.name.size() + kFixedPerColumn;
+  char* p = AppendMessage(out, 'T', body);
+  p = StoreInt16(p, static_cast<int16_t>(columns.size()));
   for (const auto& c : columns) {
-    PutString(out, c.name);
-    PutInt32(out, static_cast<int32_t>(c.table_oid));
-    PutInt16(out, c.column_number);
-    PutInt32(out, static_cast<int32_t>(c.type_oid));
-    PutInt16(out, c.type_size);
-    PutInt32(out, c.type_modifier);
-    PutInt16(out, static_cast<int16_t>(c.format));
+    p = StoreBytes(p, c.name);
+    *p++ = '\0';
+    p = StoreInt32(p, static_cast<int32_t>(c.table_oid));
+    p = StoreInt16(p, c.column_number);
+    p = StoreInt32(p, static_cast<int32_t>(c.type_oid));
+    p = StoreInt16(p, c.type_size);
+    p = StoreInt32(p, c.type_modifier);
+    p = StoreInt16(p, static_cast<int16_t>(c.format));
   }
-  EndMessage(out, at);
 }
 
 void PutParameterDescription(std::string& out, std::span<const sql::Oid> types) {
@@ -86,13 +120,14 @@ void PutParameterDescription(std::string& out, std::span<const sql::Oid> types) 
 }
 
 void PutDataRow(std::string& out, std::span<const sql::WireValue> values) {
-  size_t at = BeginMessage(out, 'D');
-  PutInt16(out, static_cast<int16_t>(values.size()));
+  size_t body = 2;
+  for (const auto& v : values) body += 4 + (v ? v->size() : 0);
+  char* p = AppendMessage(out, 'D', body);
+  p = StoreInt16(p, static_cast<int16_t>(values.size()));
   for (const auto& v : values) {
-    PutInt32(out, v ? static_cast<int32_t>(v->size()) : -1);
-    if (v) out.append(*v);
+    p = StoreInt32(p, v ? static_cast<int32_t>(v->size()) : -1);
+    if (v) p = StoreBytes(p, *v);
   }
-  EndMessage(out, at);
 }
 
 void PutCommandComplete(std::string& out, std::string_view tag) {
