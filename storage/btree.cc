@@ -191,6 +191,41 @@ StorageResult<BTree::Path> BTree::Descend(Txn& t, const Target& target, bool use
   }
 }
 
+namespace {
+// Where a node of `entries` splits: the left half takes entries [0, m). Among the points that
+// leave each half between a quarter and three quarters of the bytes, the one whose neighbouring
+// keys share the shortest prefix, and of those the one nearest the middle. Keys that share a
+// shorter prefix differ in a more significant column, so leaves come to end where a leading
+// column changes: TPC-C's new_order (w, d, o) leaves end at district boundaries, so Delivery's
+// scan of one district's oldest orders does not read the leaf holding the previous district's
+// newest ones, where New-Order inserts. Entries are at most an eighth of a node, so both halves
+// fit.
+size_t SplitPoint(std::span<const NodeEntry> entries, bool leaf) {
+  auto bytes = [&](const NodeEntry& e) { return 2 + e.item.RecordSize(!leaf); };  // slot + record
+  size_t total = 0;
+  for (const NodeEntry& e : entries) total += bytes(e);
+  size_t best = 0, best_prefix = 0, best_distance = 0;
+  size_t left_bytes = 0;
+  for (size_t m = 1; m < entries.size(); ++m) {
+    left_bytes += bytes(entries[m - 1]);
+    if (4 * left_bytes < total) continue;
+    if (4 * left_bytes > 3 * total) break;
+    std::string_view a = entries[m - 1].item.key, b = entries[m].item.key;
+    size_t prefix = std::ranges::mismatch(a, b).in1 - a.begin();
+    size_t distance = 2 * left_bytes > total ? 2 * left_bytes - total : total - 2 * left_bytes;
+    if (best == 0 || prefix < best_prefix || (prefix == best_prefix && distance < best_distance)) {
+      best = m, best_prefix = prefix, best_distance = distance;
+    }
+  }
+  if (best != 0) return best;
+  // No point in that window (a few large entries): the byte middle.
+  size_t m = 0;
+  left_bytes = 0;
+  while (m + 1 < entries.size() && left_bytes < total / 2) left_bytes += bytes(entries[m++]);
+  return std::max<size_t>(m, 1);
+}
+}  // namespace
+
 StorageResult<void> BTree::SplitUp(Txn& t, const Path& path, NodeEntry entry) const {
   // `entry` may point into `owned` (a separator carried up from the level below).
   BTreeItem owned;
@@ -211,12 +246,23 @@ StorageResult<void> BTree::SplitUp(Txn& t, const Path& path, NodeEntry entry) co
       if (i == at) entries.push_back(entry);
       if (i < node.count()) entries.push_back({node.item(i), node.leaf() ? Addr{} : node.child(i)});
     }
-    auto bytes = [&](const NodeEntry& e) { return 2 + e.item.RecordSize(!node.leaf()); };  // slot + record
-    size_t total = 0, left_bytes = 0, m = 0;
-    for (const NodeEntry& e : entries) total += bytes(e);
-    while (m + 1 < entries.size() && left_bytes < total / 2) left_bytes += bytes(entries[m++]);
-    m = std::max<size_t>(m, 1);
+    size_t m = SplitPoint(entries, node.leaf());
     ItemView separator = entries[m].item;
+    // A leaf's separator is cut to the shortest prefix of the right half's first key that is
+    // still above the left half's last key (suffix truncation, as in prefix B-trees): a scan
+    // from a key prefix, such as one district's rows, then descends straight into the leaf where
+    // they start, not into the leaf before it, whose changes would fail the scan's validation.
+    // Any item between the halves' neighbours is a valid separator; internal splits keep theirs,
+    // since an internal node's first separator is also its low fence.
+    BTreeItem truncated;
+    if (node.leaf()) {
+      std::string_view last_left = entries[m - 1].item.key, first_right = separator.key;
+      size_t common = std::ranges::mismatch(last_left, first_right).in2 - first_right.begin();
+      if (common < first_right.size()) {
+        truncated = BTreeItem(std::string(first_right.substr(0, common + 1)), std::string());
+        separator = truncated.view();
+      }
+    }
     std::span<const NodeEntry> all(entries);
     auto left = NodeBuffer::Build(root_, node.level(), node.unique(), node.capacity(), node.low(),
                                   separator, all.first(m));

@@ -123,6 +123,45 @@ TEST(BTreeTest, SplitsScansBothWaysAndUsesTheCache) {
   ASSERT_TRUE(t->Commit());
 }
 
+// Keys appended group by group, as TPC-C's new_order (w, d, o) grows district by district. Splits
+// end leaves where the group changes and cut separators to the group prefix, so a transaction
+// that scans from one group's prefix reads none of the previous group's leaf: another
+// transaction appending to that group does not fail its validation (it did when the scan
+// descended into the leaf before, which holds the prefix's position).
+TEST(BTreeTest, ScansFromAGroupPrefixDoNotConflictWithAppendsToThePreviousGroup) {
+  TestCluster c(Machines(1), Patient());
+  auto w = c.engine(0).NewWorker();
+  BTree tree = [&] {
+    auto t = *w->Begin({});
+    BTree created = *BTree::Create(*t, {.unique = true, .node_bytes = 512}, nullptr);
+    EXPECT_TRUE(t->Commit());
+    return created;
+  }();
+  auto key = [](int group, int seq) { return fmt::format("g{:02}{:04}", group, seq); };
+  for (int group = 0; group < 10; ++group) {
+    auto t = *w->Begin({});
+    for (int seq = 0; seq < 60; ++seq) ASSERT_TRUE(tree.Insert(*t, key(group, seq), std::string(20, 'v')));
+    ASSERT_TRUE(t->Commit());
+  }
+  for (int group = 1; group < 10; ++group) {
+    auto scanner = *w->Begin({});
+    auto it = *tree.Scan(*scanner, KeyBound{fmt::format("g{:02}", group), true}, std::nullopt,
+                         ScanDirection::kForward);
+    ASSERT_TRUE(*it->Next());
+    EXPECT_EQ(it->key(), key(group, 0));
+    auto other = c.engine(0).NewWorker();
+    auto appender = *other->Begin({});
+    ASSERT_TRUE(tree.Insert(*appender, key(group - 1, 9000), "appended"));
+    ASSERT_TRUE(appender->Commit());
+    // A write makes the scanner validate its reads at commit.
+    ASSERT_TRUE(tree.Insert(*scanner, fmt::format("a{}", group), "scanner"));
+    EXPECT_TRUE(scanner->Commit()) << "group " << group;
+  }
+  auto t = *w->Begin({});
+  EXPECT_EQ(*tree.CheckInvariants(*t), "");
+  ASSERT_TRUE(t->Commit());
+}
+
 // Queue-like erases (TPC-C's new_order: inserts at one end, deletes at the other) empty one leaf
 // after another. Each emptied leaf is unlinked, so finding the least key costs one descent
 // however many keys were erased before it, and erasing everything collapses the tree to an
