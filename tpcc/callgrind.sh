@@ -54,9 +54,11 @@ for type in "${types[@]}"; do
   dsn="host=127.0.0.1 port=$port user=postgres"
   "$tpcc" load --dsn "$dsn" -w 1 -c 1 --items 5000 --customers 300 >/dev/null
   callgrind_control -i on "$pid" >/dev/null 2>&1
-  "$tpcc" run --dsn "$dsn" -c 1 --warmup 0 --duration 5 --no-check --mix "$mix" >/dev/null
+  "$tpcc" run --dsn "$dsn" -c 1 --warmup 0 --duration 5 --no-check --mix "$mix" --log "$work/warmup.tsv" \
+    --plot "$work/warmup.png" >/dev/null
   callgrind_control -z "$pid" >/dev/null 2>&1
-  out=$("$tpcc" run --dsn "$dsn" -c 1 --warmup 0 --duration "$seconds" --no-check --mix "$mix")
+  out=$("$tpcc" run --dsn "$dsn" -c 1 --warmup 0 --duration "$seconds" --no-check --mix "$mix" \
+    --log "$work/run.tsv" --plot "$work/run.png")
   callgrind_control -d "$pid" >/dev/null 2>&1
   committed=$(awk '$1 == "all" { print $2 }' <<<"$out")
   # The dump is complete once its totals line is written.
