@@ -201,7 +201,6 @@ StorageResult<std::vector<HashIndex::Found>> HashIndex::FindAll(Txn& t, const Pl
     for (size_t i = 0; i < b.count; ++i) {
       const HashEntryRef& e = b.entries[i];
       if (e.hash != hash || e.key_len != key.size()) continue;
-      if (e.blob.null() && e.bytes.substr(0, e.key_len) != key) continue;
       auto kv = KeyValue(t, e);
       if (!kv) return std::unexpected(kv.error());
       if (std::string_view(*kv).substr(0, e.key_len) != key) continue;

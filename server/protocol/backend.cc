@@ -66,19 +66,8 @@ void PutNegotiateProtocolVersion(std::string& out, uint16_t minor,
 }
 
 namespace {
-// Writers into bytes already sized: the row messages below size their message once and fill it,
+// The row messages below size their message once and fill it (StoreInt16/StoreInt32, codec.h),
 // instead of a capacity check and a memcpy call per two- or four-byte field.
-char* StoreInt16(char* p, int16_t v) {
-  auto u = static_cast<uint16_t>(v);
-  p[0] = static_cast<char>(u >> 8), p[1] = static_cast<char>(u);
-  return p + 2;
-}
-char* StoreInt32(char* p, int32_t v) {
-  auto u = static_cast<uint32_t>(v);
-  p[0] = static_cast<char>(u >> 24), p[1] = static_cast<char>(u >> 16);
-  p[2] = static_cast<char>(u >> 8), p[3] = static_cast<char>(u);
-  return p + 4;
-}
 char* StoreBytes(char* p, std::string_view s) {
   std::memcpy(p, s.data(), s.size());
   return p + s.size();

@@ -193,8 +193,7 @@ size_t BeginMessage(std::string& out, char type) {
 }
 
 void EndMessage(std::string& out, size_t length_at) {
-  auto len = static_cast<uint32_t>(out.size() - length_at);
-  for (int i = 0; i < 4; ++i) out[length_at + i] = static_cast<char>(len >> (24 - 8 * i));
+  StoreInt32(out.data() + length_at, static_cast<int32_t>(out.size() - length_at));
 }
 
 Expected<uint32_t, ProtocolError> CheckStartupLength(int32_t length) {

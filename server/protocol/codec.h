@@ -51,10 +51,22 @@ void EncodeMessage(const FrontendMessage& message, std::string& out);
 char MessageType(const FrontendMessage& message);
 
 // Big-endian integers, as on the wire. Inline, one append per integer: they run for every field
-// of every row and row description sent.
-inline void PutInt16(std::string& out, int16_t v) {
+// of every row and row description sent. Store* write into bytes already sized and return the
+// position after them.
+inline char* StoreInt16(char* p, int16_t v) {
   auto u = static_cast<uint16_t>(v);
-  const char bytes[2] = {static_cast<char>(u >> 8), static_cast<char>(u)};
+  p[0] = static_cast<char>(u >> 8), p[1] = static_cast<char>(u);
+  return p + 2;
+}
+inline char* StoreInt32(char* p, int32_t v) {
+  auto u = static_cast<uint32_t>(v);
+  p[0] = static_cast<char>(u >> 24), p[1] = static_cast<char>(u >> 16);
+  p[2] = static_cast<char>(u >> 8), p[3] = static_cast<char>(u);
+  return p + 4;
+}
+inline void PutInt16(std::string& out, int16_t v) {
+  char bytes[2];
+  StoreInt16(bytes, v);
   out.append(bytes, sizeof bytes);
 }
 // REQUIRES: at + 4 <= bytes.size().
@@ -64,9 +76,8 @@ inline int32_t GetInt32(std::string_view bytes, size_t at) {
                               (uint32_t{p[2]} << 8) | p[3]);
 }
 inline void PutInt32(std::string& out, int32_t v) {
-  auto u = static_cast<uint32_t>(v);
-  const char bytes[4] = {static_cast<char>(u >> 24), static_cast<char>(u >> 16),
-                         static_cast<char>(u >> 8), static_cast<char>(u)};
+  char bytes[4];
+  StoreInt32(bytes, v);
   out.append(bytes, sizeof bytes);
 }
 inline void PutString(std::string& out, std::string_view s) {  // with its NUL terminator
