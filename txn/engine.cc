@@ -155,10 +155,10 @@ bool TxnEngine::ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> 
   return c->ok();
 }
 
-std::expected<Slab*, TxnError> TxnEngine::AcquireSlab(uint32_t lines) {
+std::expected<Slab*, TxnError> TxnEngine::AcquireSlab(uint32_t lines, bool fresh) {
   std::lock_guard l(alloc_mu_);
   auto& pool = unowned_slabs_[lines];
-  for (auto it = pool.begin(); it != pool.end(); ++it) {
+  for (auto it = pool.begin(); !fresh && it != pool.end(); ++it) {
     (*it)->DrainFrees();
     if ((*it)->bitmap.free_count() > 0) {
       Slab* s = *it;

@@ -109,9 +109,9 @@ class TxnEngine {
   // local memory accesses), else a one-sided fabric read. False if the memory is not there.
   bool ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> dst);
   // A slab of `lines`-line objects for a worker to allocate from: one handed back with free
-  // slots, else a new one, in a new region if need be (kOutOfSpace when a replica's disk has no
-  // room for it).
-  std::expected<Slab*, TxnError> AcquireSlab(uint32_t lines);
+  // slots (unless `fresh`), else a new one, in a new region if need be (kOutOfSpace when a
+  // replica's disk has no room for it).
+  std::expected<Slab*, TxnError> AcquireSlab(uint32_t lines, bool fresh);
   void ReleaseSlab(Slab* s);
   Slab* FindSlab(Addr a);
   Timestamp OldestActive();
@@ -225,7 +225,11 @@ class Worker {
   void ScheduleTruncation(TxnId txn, std::vector<MachineId> participants,
                           std::vector<cluster::CompletionPtr> primary_acks);
   void PromoteAckedTruncations();
-  std::expected<std::pair<Addr, Slab*>, TxnError> AllocateObject(uint32_t lines);
+  // A free object slot of `lines` lines that was already free at read_ts: a slot freed after R
+  // still holds, in the caller's snapshot, the object that was freed, which the caller may yet
+  // reach through a pointer it read at R; its own write set would shadow that object with the
+  // new one (txn_test AllocNeverHandsOutASlotThatHeldAnObjectAtTheReadTimestamp).
+  std::expected<std::pair<Addr, Slab*>, TxnError> AllocateObject(uint32_t lines, Timestamp read_ts);
 
   TxnEngine* engine_;
   uint32_t id_;

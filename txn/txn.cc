@@ -243,7 +243,7 @@ std::expected<Addr, TxnError> Txn::Alloc(size_t size) {
   if (error_) return std::unexpected(*error_);
   if (options_.read_only || size > PayloadCapacity(256)) return Invalid();
   uint32_t lines = LinesFor(size);
-  auto a = worker_->AllocateObject(lines);
+  auto a = worker_->AllocateObject(lines, read_ts_);
   if (!a) return std::unexpected(a.error());
   auto [addr, slab] = *a;
   WriteEntry w;

@@ -1,6 +1,11 @@
 #include <algorithm>
+#include <optional>
+#include <span>
+#include <vector>
 
+#include "cluster/fabric/word_copy.h"
 #include "txn/engine.h"
+#include "txn/object.h"
 
 namespace farmdb::txn {
 
@@ -130,17 +135,34 @@ void Worker::FlushTruncations() {
   for (auto& c : done) c->Wait();
 }
 
-std::expected<std::pair<Addr, Slab*>, TxnError> Worker::AllocateObject(uint32_t lines) {
+std::expected<std::pair<Addr, Slab*>, TxnError> Worker::AllocateObject(uint32_t lines,
+                                                                      Timestamp read_ts) {
   Slab*& s = slabs_[lines];
+  bool only_too_new = false;
   for (int attempt = 0; attempt < 3; ++attempt) {
     if (!s) {
-      auto acquired = engine_->AcquireSlab(lines);
+      auto acquired = engine_->AcquireSlab(lines, /*fresh=*/only_too_new);
       if (!acquired) return std::unexpected(acquired.error());
       s = *acquired;
     }
     s->DrainFrees();
-    if (auto i = s->bitmap.Allocate()) return std::pair{s->ObjectAddr(*i), s};
-    // Full: hand it back (its frees will arrive there) and take another.
+    std::span<const std::byte> memory = engine_->machine().LocalReplica(s->region);
+    std::vector<uint32_t> too_new;  // empty, and allocation-free, nearly always
+    std::optional<uint32_t> slot;
+    while (auto i = s->bitmap.Allocate()) {
+      uint64_t header = cluster::LoadWord(memory.data() + s->ObjectAddr(*i).offset());
+      if (HeaderTs(header) <= read_ts) {
+        slot = i;
+        break;
+      }
+      too_new.push_back(*i);
+    }
+    for (uint32_t i : too_new) s->bitmap.Free(i);
+    if (slot) return std::pair{s->ObjectAddr(*slot), s};
+    // Full, or free only in slots freed after R: hand it back (its frees will arrive there) and
+    // take another, a new one if this slab's free slots were all too new (the pool would offer
+    // this one again).
+    only_too_new = !too_new.empty();
     engine_->ReleaseSlab(std::exchange(s, nullptr));
   }
   return std::unexpected(TxnError{TxnErrorCode::kInternal});
