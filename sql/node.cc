@@ -19,6 +19,7 @@ struct Node::Cluster {
 struct Node::Machine {
   std::unique_ptr<txn::TxnEngine> engine;
   storage::BTreeCache tables;  // user tables' internal B-tree nodes
+  storage::HashDirectoryCache hash_directories;  // user tables' hash index directories
   std::unique_ptr<storage::SequenceCache> sequences;
   std::unique_ptr<storage::CatalogCache> catalog;
 };
@@ -50,7 +51,7 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
     machine->engine = std::move(*engine);
     machine->sequences = std::make_unique<storage::SequenceCache>(*machine->engine);
     machine->catalog = std::make_unique<storage::CatalogCache>(
-        storage::TableCaches{&machine->tables, machine->sequences.get()});
+        storage::TableCaches{&machine->tables, machine->sequences.get(), &machine->hash_directories});
     node->machines_.push_back(std::move(machine));
   }
   lc.WaitForClocks();
@@ -107,7 +108,8 @@ storage::Catalog Node::Catalog(int machine) const {
 }
 
 storage::TableCaches Node::Caches(int machine) const {
-  return {&machines_[machine]->tables, machines_[machine]->sequences.get()};
+  Machine& m = *machines_[machine];
+  return {&m.tables, m.sequences.get(), &m.hash_directories};
 }
 
 }  // namespace farmdb::sql

@@ -58,9 +58,9 @@ bool UniqueStructure(const IndexSpec& spec, bool primary) {
 
 using IndexHandle = std::variant<BTree, HashIndex>;
 
-IndexHandle OpenIndex(const IndexDescriptor& d, BTreeCache* cache) {
-  if (d.spec.kind == IndexKind::kHash) return HashIndex::Open(d.root);
-  return BTree::Open(d.root, cache);
+IndexHandle OpenIndex(const IndexDescriptor& d, const TableCaches& caches) {
+  if (d.spec.kind == IndexKind::kHash) return HashIndex::Open(d.root, caches.hash);
+  return BTree::Open(d.root, caches.btree);
 }
 
 // B-tree node size for an index. A point read copies a whole leaf into the read set and a
@@ -242,9 +242,9 @@ StorageResult<TableDescriptor> Table::Create(txn::Txn& t, RowSchema schema, Inde
 
 Table::Table(std::shared_ptr<const TableDescriptor> descriptor, TableCaches caches)
     : descriptor_(std::move(descriptor)), caches_(caches) {
-  indexes_.push_back(OpenIndex(descriptor_->primary, caches_.btree));
+  indexes_.push_back(OpenIndex(descriptor_->primary, caches_));
   for (const IndexDescriptor& d : descriptor_->secondary) {
-    indexes_.push_back(OpenIndex(d, caches_.btree));
+    indexes_.push_back(OpenIndex(d, caches_));
   }
 }
 
@@ -491,7 +491,7 @@ StorageResult<IndexDescriptor> Table::AddIndex(txn::Txn& t, IndexSpec spec) cons
   if (!addrs) return std::unexpected(addrs.error());
   auto d = CreateIndex(t, std::move(spec), false);
   if (!d) return std::unexpected(d.error());
-  IndexHandle ix = OpenIndex(*d, caches_.btree);
+  IndexHandle ix = OpenIndex(*d, caches_);
   for (Addr a : *addrs) {
     auto row = Read(t, a);
     if (!row) return std::unexpected(row.error());

@@ -88,6 +88,7 @@ struct TableDescriptor {
 struct TableCaches {
   BTreeCache* btree = nullptr;
   SequenceCache* sequences = nullptr;  // only tables with a hidden row id use it
+  HashDirectoryCache* hash = nullptr;  // hash indexes' directories (hints, hash_index.h)
 };
 
 // One row as read in a Txn: the object's bytes (owned) and a RowView over them. Move-only, so
