@@ -1,5 +1,6 @@
 #include "storage/catalog_store.h"
 
+#include <bit>
 #include <cstring>
 #include <utility>
 
@@ -100,9 +101,11 @@ void PutU32(std::string& out, uint32_t v) {
 void PutU64(std::string& out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
+// Every statement decodes the root (Catalog::Version), so this is a load, not a byte loop.
 uint64_t GetLE(std::span<const std::byte> p, size_t offset, int bytes) {
+  static_assert(std::endian::native == std::endian::little, "stored little-endian, loaded natively");
   uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= uint64_t{std::to_integer<uint8_t>(p[offset + i])} << (8 * i);
+  std::memcpy(&v, p.data() + offset, bytes);
   return v;
 }
 
