@@ -18,56 +18,6 @@ std::shared_ptr<const CachedNode> CachedNode::Copy(const NodeView& node) {
   return c;
 }
 
-struct BTreeCache::FrontSlot {
-  uint64_t cache = 0;  // id_ of the cache the entry came from; 0 = empty
-  Addr addr;
-  std::shared_ptr<const CachedNode> node;
-};
-
-namespace {
-std::atomic<uint64_t> next_cache_id{1};
-// Slots per thread, over every cache the thread uses (about 32 KB). The internal nodes a TPC-C
-// workload descends through most are the upper levels of nine tables' trees: a few hundred.
-constexpr size_t kFrontSlots = 1024;
-}  // namespace
-
-BTreeCache::BTreeCache() : id_(next_cache_id.fetch_add(1)) {}
-
-BTreeCache::FrontSlot& BTreeCache::Front(Addr a) const {
-  thread_local std::array<FrontSlot, kFrontSlots> front;
-  // Fibonacci hashing: node addresses differ mostly in their middle bits.
-  return front[((a.raw ^ id_) * 0x9e3779b97f4a7c15ull) >> (64 - std::bit_width(kFrontSlots - 1))];
-}
-
-std::shared_ptr<const CachedNode> BTreeCache::Get(Addr a) const {
-  FrontSlot& slot = Front(a);
-  if (slot.cache == id_ && slot.addr == a) return slot.node;
-  std::shared_ptr<const CachedNode> node;
-  {
-    std::lock_guard lock(mu_);
-    auto it = nodes_.find(a);
-    if (it == nodes_.end()) return nullptr;
-    node = it->second;
-  }
-  slot = {id_, a, node};
-  return node;
-}
-void BTreeCache::Put(Addr a, std::shared_ptr<const CachedNode> node) {
-  Front(a) = {id_, a, node};
-  std::lock_guard lock(mu_);
-  nodes_[a] = std::move(node);
-}
-void BTreeCache::Erase(Addr a) {
-  FrontSlot& slot = Front(a);
-  if (slot.cache == id_ && slot.addr == a) slot = {};
-  std::lock_guard lock(mu_);
-  nodes_.erase(a);
-}
-size_t BTreeCache::size() const {
-  std::lock_guard lock(mu_);
-  return nodes_.size();
-}
-
 namespace {
 // The first position in [from, node.count()) where `pred` turns false; `pred` must hold for a
 // prefix of the items and fail for the rest.

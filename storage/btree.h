@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "storage/addr_cache.h"
 #include "storage/btree_node.h"
 #include "storage/index.h"
 
@@ -40,32 +41,11 @@ struct CachedNode {
   static std::shared_ptr<const CachedNode> Copy(const NodeView& node);
 };
 
-// Internal nodes of any number of trees, shared by every thread of one machine. Entries are
-// hints that descents check with fence keys, so they need no invalidation protocol.
-//
-// Every descent step asks the cache, so each thread keeps a small direct-mapped front of the
-// entries it used: a hit there takes no lock. A TPC-C profile had 13% of the server's time in
-// Get, most of it waiting for the one mutex. Fronts are hints like the shared map: Put and Erase
-// update the calling thread's front, and other threads' fronts may keep an older copy until a
-// descent through it finds the fences disagree and erases it (Descend), as it would for a stale
-// shared entry.
-class BTreeCache {
- public:
-  BTreeCache();
-  std::shared_ptr<const CachedNode> Get(Addr a) const;
-  void Put(Addr a, std::shared_ptr<const CachedNode> node);
-  void Erase(Addr a);
-  size_t size() const;  // entries in the shared map
-
- private:
-  struct FrontSlot;
-  // This thread's slot for `a` in this cache.
-  FrontSlot& Front(Addr a) const;
-
-  const uint64_t id_;  // tags front slots; never reused, so a dead cache's slots never match
-  mutable std::mutex mu_;
-  std::unordered_map<Addr, std::shared_ptr<const CachedNode>> nodes_;
-};
+// Internal nodes of any number of trees, per machine (addr_cache.h). Entries are hints that
+// descents check with fence keys; a descent that finds the fences disagree erases the entry
+// (Descend). 1024 front slots per thread (about 32 KB): the internal nodes a TPC-C workload
+// descends through most are the upper levels of nine tables' trees, a few hundred.
+class BTreeCache : public AddrCache<CachedNode, 1024> {};
 
 struct BTreeOptions {
   bool unique = true;

@@ -85,27 +85,6 @@ struct HashIndex::Found {
   std::string kv;
 };
 
-std::shared_ptr<const HashRoot> HashDirectoryCache::Get(Addr root) const {
-  std::lock_guard lock(mu_);
-  auto it = roots_.find(root);
-  return it == roots_.end() ? nullptr : it->second;
-}
-void HashDirectoryCache::Put(Addr root, std::shared_ptr<const HashRoot> directory) {
-  std::lock_guard lock(mu_);
-  roots_[root] = std::move(directory);
-}
-void HashDirectoryCache::Drop(Addr root, const std::shared_ptr<const HashRoot>& seen) {
-  std::lock_guard lock(mu_);
-  if (auto it = roots_.find(root); it != roots_.end() && it->second == seen) roots_.erase(it);
-}
-void HashDirectoryCache::Erase(Addr root) {
-  std::lock_guard lock(mu_);
-  roots_.erase(root);
-}
-HashDirectoryCache::Stats HashDirectoryCache::stats() const {
-  return {hits_.load(), misses_.load(), stale_.load()};
-}
-
 uint64_t HashIndex::Hash(std::string_view key) {
   // FNV-1a, then the splitmix64 finaliser so every bit depends on every byte: the directory uses
   // the top bits and buckets the low ones.
@@ -162,7 +141,7 @@ StorageResult<HashIndex::Place> HashIndex::Locate(Txn& t, uint64_t hash, bool us
       return p;
     }
     cache_->stale_.fetch_add(1, std::memory_order_relaxed);
-    cache_->Drop(root_, dir);
+    cache_->EraseIf(root_, dir);
   } else {
     cache_->misses_.fetch_add(1, std::memory_order_relaxed);
   }

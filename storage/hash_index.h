@@ -42,33 +42,27 @@
 #include <unordered_map>
 #include <vector>
 
+#include "storage/addr_cache.h"
 #include "storage/hash_bucket.h"
 #include "storage/index.h"
 #include "txn/txn.h"
 
 namespace farmdb::storage {
 
-// Decoded root objects (directories) of any number of hash indexes, keyed by root Addr, shared by
-// every thread of one machine. Entries are hints checked against the segment they name (above),
-// so they need no invalidation protocol. Thread-safe.
-class HashDirectoryCache {
+// Decoded root objects (directories) of any number of hash indexes, keyed by root Addr, per
+// machine (addr_cache.h). Entries are hints checked against the segment they name (above); a
+// lookup that finds the segment disagrees erases the entry. Thread-safe.
+class HashDirectoryCache : public AddrCache<HashRoot, 64> {
  public:
   struct Stats {
     uint64_t hits = 0;    // the cached entry named the right segment: the root was not read
     uint64_t misses = 0;  // no entry: the root was read
     uint64_t stale = 0;   // the entry named a wrong segment: dropped, the root was read
   };
-  std::shared_ptr<const HashRoot> Get(Addr root) const;
-  void Put(Addr root, std::shared_ptr<const HashRoot> directory);
-  // Drops the entry if it is still `seen` (a newer one another thread put stays).
-  void Drop(Addr root, const std::shared_ptr<const HashRoot>& seen);
-  void Erase(Addr root);
-  Stats stats() const;
+  Stats stats() const { return {hits_.load(), misses_.load(), stale_.load()}; }
 
  private:
   friend class HashIndex;
-  mutable std::mutex mu_;
-  std::unordered_map<Addr, std::shared_ptr<const HashRoot>> roots_;
   std::atomic<uint64_t> hits_{0}, misses_{0}, stale_{0};
 };
 
