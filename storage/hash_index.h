@@ -21,10 +21,13 @@
 //
 // Directory cache: with a per-machine HashDirectoryCache an operation takes the segment address
 // from the cached directory instead of reading the root, and reads only the segment (and its
-// buckets) in the transaction. The segment read at R proves the cached entry right: segments are
-// never freed, their (local depth, prefix) pairs partition the hash space at every snapshot, and
-// the segment names its index, so a segment of this index whose prefix matches the hash's top
-// `depth` bits is the hash's segment at R (the role fence keys play in the B-tree). Anything else
+// buckets) in the transaction. The segment read at R proves the cached entry right: a live index
+// never frees a segment, its segments' (local depth, prefix) pairs partition the hash space at
+// every snapshot, and the segment names its index, so a segment of this index whose prefix
+// matches the hash's top `depth` bits is the hash's segment at R (the role fence keys play in the
+// B-tree). A dropped index's root and segments are freed in one transaction, and a freed slot is
+// allocated only by transactions whose snapshot has it free (Txn::Alloc), so no snapshot sees a
+// dropped index's segment beside a new index at the same root address. Anything else
 // (another prefix, another object, no object) drops the entry and re-reads the root through the
 // transaction. So lookups and inserts no longer conflict with splits of other segments, which
 // write the root.

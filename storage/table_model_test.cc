@@ -273,10 +273,12 @@ struct Cluster {
     EXPECT_TRUE(t->Commit());
     descriptor = std::make_shared<const TableDescriptor>(*d);
   }
-  Table Open(int m) { return Table(descriptor, {&btree[m], sequences[m].get()}); }
+  // With each machine's caches, as the server opens tables.
+  Table Open(int m) { return Table(descriptor, {&btree[m], sequences[m].get(), &hash[m]}); }
 
   TestCluster test;
   BTreeCache btree[3];
+  HashDirectoryCache hash[3];
   std::vector<std::unique_ptr<SequenceCache>> sequences;
   std::shared_ptr<const TableDescriptor> descriptor;
 };
