@@ -1,9 +1,6 @@
 #include "storage/btree.h"
 
 #include <algorithm>
-#include <array>
-#include <atomic>
-#include <bit>
 #include <cstring>
 
 namespace farmdb::storage {

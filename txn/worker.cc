@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <optional>
-#include <span>
 #include <vector>
 
 #include "cluster/fabric/word_copy.h"
@@ -146,12 +145,11 @@ std::expected<std::pair<Addr, Slab*>, TxnError> Worker::AllocateObject(uint32_t 
       s = *acquired;
     }
     s->DrainFrees();
-    std::span<const std::byte> memory = engine_->machine().LocalReplica(s->region);
     std::vector<uint32_t> too_new;  // empty, and allocation-free, nearly always
     std::optional<uint32_t> slot;
     while (auto i = s->bitmap.Allocate()) {
-      uint64_t header = cluster::LoadWord(memory.data() + s->ObjectAddr(*i).offset());
-      if (HeaderTs(header) <= read_ts) {
+      // The slab is this machine's, so its objects are in local memory.
+      if (HeaderTs(cluster::LoadWord(engine_->LocalObject(s->ObjectAddr(*i), lines))) <= read_ts) {
         slot = i;
         break;
       }
