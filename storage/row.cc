@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <variant>
 
 #include "types/binary_reader.h"
@@ -91,13 +92,83 @@ bool IsVariableWidth(TypeId type) {
   return true;
 }
 
-std::string EncodeRow(const RowSchema& schema, std::span<const Value> values) {
+namespace {
+
+void AppendVariable(std::string& out, const Value& v, TypeId type) {
+  if (type == TypeId::kNumeric) {
+    out += v.AsNumeric().EncodeBinary();
+  } else {
+    out += v.AsString();
+  }
+}
+
+// The columns EncodeRow writes: `values`.
+struct ValueColumns {
+  const RowSchema& schema;
+  std::span<const Value> values;
+
+  bool IsNull(size_t i) const { return values[i].IsNull(); }
+  uint64_t Slot(size_t i) const { return FixedBits(values[i], schema.columns[i]); }
+  size_t SizeHint(size_t i) const {
+    const auto* s = std::get_if<std::string>(&values[i].data);
+    return s != nullptr ? s->size() : 0;
+  }
+  void AppendVariable(std::string& out, size_t i) const { storage::AppendVariable(out, values[i], schema.columns[i]); }
+};
+
+// The columns PatchRow writes: the changed ones from `values`, the others as `old` stores them
+// (`missing` past its last column), copied without decoding.
+struct PatchedColumns {
+  PatchedColumns(const RowSchema& schema, const RowView& old, std::span<const Value> missing,
+                 std::span<const Value> values, const std::vector<bool>& changed)
+      : schema(schema), missing(missing), values(values), changed(changed), old_count(old.column_count()) {
+    old.ColumnBytes(old_bytes);
+  }
+
+  const RowSchema& schema;
+  std::span<const Value> missing;
+  std::span<const Value> values;
+  const std::vector<bool>& changed;
+  size_t old_count;
+  std::vector<std::optional<std::string_view>> old_bytes;  // RowView::ColumnBytes
+
+  bool Stored(size_t i) const { return !changed[i] && i < old_count; }
+  // A column not Stored: its new value, or nullptr for NULL (past `missing`).
+  const Value* Fresh(size_t i) const {
+    if (changed[i]) return &values[i];
+    return i < missing.size() ? &missing[i] : nullptr;
+  }
+  bool IsNull(size_t i) const {
+    if (Stored(i)) return !old_bytes[i];
+    const Value* v = Fresh(i);
+    return v == nullptr || v->IsNull();
+  }
+  uint64_t Slot(size_t i) const {
+    return Stored(i) ? LoadLE<uint64_t>(old_bytes[i]->data()) : FixedBits(*Fresh(i), schema.columns[i]);
+  }
+  size_t SizeHint(size_t i) const {
+    if (Stored(i)) return old_bytes[i]->size();
+    const auto* s = std::get_if<std::string>(&Fresh(i)->data);
+    return s != nullptr ? s->size() : 0;
+  }
+  void AppendVariable(std::string& out, size_t i) const {
+    if (Stored(i)) {
+      out += *old_bytes[i];
+    } else {
+      storage::AppendVariable(out, *Fresh(i), schema.columns[i]);
+    }
+  }
+};
+
+// The row layout (row.h) over any source of columns.
+template <typename Columns>
+std::string Encode(const RowSchema& schema, const Columns& columns) {
   const size_t n = schema.columns.size();
   const size_t bitmap_bytes = (n + 7) / 8;
   // One allocation for the common row: a slot or an end offset per column, strings exactly.
   size_t size_hint = kHeaderBytes + 2 * bitmap_bytes + kSlotBytes * n;
-  for (const Value& v : values) {
-    if (const auto* s = std::get_if<std::string>(&v.data)) size_hint += s->size();
+  for (size_t i = 0; i < n; ++i) {
+    if (IsVariableWidth(schema.columns[i]) && !columns.IsNull(i)) size_hint += columns.SizeHint(i);
   }
   std::string out;
   out.reserve(size_hint);
@@ -107,13 +178,14 @@ std::string EncodeRow(const RowSchema& schema, std::span<const Value> values) {
   size_t var_count = 0;
   for (size_t i = 0; i < n; ++i) {
     const bool variable = IsVariableWidth(schema.columns[i]);
-    if (values[i].IsNull()) out[kHeaderBytes + i / 8] |= static_cast<char>(1 << (i % 8));
+    const bool is_null = columns.IsNull(i);
+    if (is_null) out[kHeaderBytes + i / 8] |= static_cast<char>(1 << (i % 8));
     if (variable) out[kHeaderBytes + bitmap_bytes + i / 8] |= static_cast<char>(1 << (i % 8));
-    if (values[i].IsNull()) continue;
+    if (is_null) continue;
     if (variable) {
       ++var_count;
     } else {
-      AppendLE<uint64_t>(out, FixedBits(values[i], schema.columns[i]));
+      AppendLE<uint64_t>(out, columns.Slot(i));
     }
   }
   const size_t offsets_at = out.size();
@@ -121,15 +193,22 @@ std::string EncodeRow(const RowSchema& schema, std::span<const Value> values) {
   const size_t var_at = out.size();
   size_t k = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (values[i].IsNull() || !IsVariableWidth(schema.columns[i])) continue;
-    if (schema.columns[i] == TypeId::kNumeric) {
-      out += values[i].AsNumeric().EncodeBinary();
-    } else {
-      out += values[i].AsString();
-    }
+    if (!IsVariableWidth(schema.columns[i]) || columns.IsNull(i)) continue;
+    columns.AppendVariable(out, i);
     StoreLE<uint32_t>(out.data() + offsets_at + kOffsetBytes * k++, static_cast<uint32_t>(out.size() - var_at));
   }
   return out;
+}
+
+}  // namespace
+
+std::string EncodeRow(const RowSchema& schema, std::span<const Value> values) {
+  return Encode(schema, ValueColumns{schema, values});
+}
+
+std::string PatchRow(const RowSchema& schema, const RowView& old, std::span<const Value> missing,
+                     std::span<const Value> values, const std::vector<bool>& changed) {
+  return Encode(schema, PatchedColumns(schema, old, missing, values, changed));
 }
 
 StorageResult<RowView> RowView::Parse(std::string_view bytes) {
@@ -197,6 +276,25 @@ std::string_view RowView::GetBytes(size_t i) const {
 }
 
 int64_t RowView::GetInt(size_t i) const { return static_cast<int64_t>(FixedSlot(i)); }
+
+void RowView::ColumnBytes(std::vector<std::optional<std::string_view>>& out) const {
+  out.assign(count_, std::nullopt);
+  const char* offsets = bytes_.data() + offsets_offset_;
+  size_t fixed = fixed_offset_;  // the next non-null fixed-width column's slot
+  size_t var = 0;                // the next non-null variable-width column's end offset
+  uint32_t begin = 0;
+  for (size_t i = 0; i < count_; ++i) {
+    if (IsNull(i)) continue;
+    if (Bit(kHeaderBytes + bitmap_bytes_, i)) {
+      const uint32_t end = LoadLE<uint32_t>(offsets + kOffsetBytes * var++);
+      out[i] = bytes_.substr(var_offset_ + begin, end - begin);
+      begin = end;
+    } else {
+      out[i] = bytes_.substr(fixed, kSlotBytes);
+      fixed += kSlotBytes;
+    }
+  }
+}
 
 Value RowView::Get(size_t i, TypeId type) const {
   if (IsMissing(i) || IsNull(i)) return Value::Null(type);

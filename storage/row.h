@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -59,8 +60,13 @@ class RowView {  // borrows the bytes; no copy until a Value is materialised
   Value Get(size_t i, TypeId type) const;
   // REQUIRES: i < column_count(), column i non-null and variable-width. Zero copy.
   std::string_view GetBytes(size_t i) const;
-  // REQUIRES: i < column_count(), column i non-null and fixed-width (integer/date/timestamp).
+  // REQUIRES: i < column_count(), column i non-null and fixed-width. The slot's 8 bytes: the
+  // value of an integer, date or timestamp column; a bool's 0/1 or a float's bits otherwise.
   int64_t GetInt(size_t i) const;
+  // Every column's stored bytes, found in one pass (the accessors above count bitmap bits for
+  // each column): the 8-byte slot of a fixed-width column, the bytes of a variable-width one,
+  // nullopt for NULL. One entry per column of the row (column_count()).
+  void ColumnBytes(std::vector<std::optional<std::string_view>>& out) const;
   // The row's encoded bytes (as borrowed).
   std::string_view bytes() const { return bytes_; }
 
@@ -78,5 +84,13 @@ class RowView {  // borrows the bytes; no copy until a Value is materialised
   uint32_t offsets_offset_ = 0;  // start of the u32 end-offset table
   uint32_t var_offset_ = 0;    // start of the variable bytes
 };
+
+// EncodeRow of a changed row without decoding the columns that stay: column i is values[i]
+// where changed[i], else as `old` stores it, copied byte for byte (or missing[i], NULL past
+// `missing`, where `old` predates the column: ALTER TABLE ADD COLUMN). REQUIRES: values and
+// changed have one entry per schema column; `old` was written under a schema whose columns are
+// a prefix of this one's (a row of the same table).
+std::string PatchRow(const RowSchema& schema, const RowView& old, std::span<const Value> missing,
+                     std::span<const Value> values, const std::vector<bool>& changed);
 
 }  // namespace farmdb::storage

@@ -63,6 +63,45 @@ TEST(RowTest, RandomRowsRoundTrip) {
   }
 }
 
+// PatchRow writes what EncodeRow writes for the merged row: changed columns from the new
+// values, the others copied from the old row (whatever the new values hold for them), and
+// columns the old row predates from `missing` or NULL.
+TEST(RowTest, PatchRowEqualsEncodeRowOfTheMergedRow) {
+  std::mt19937_64 rng(2);
+  for (int iter = 0; iter < 3000; ++iter) {
+    RandomRow now = MakeRow(rng, rng() % 20 == 0 ? 60 + rng() % 20 : 1 + rng() % 18);
+    const size_t n = now.values.size();
+    // The old row: written when the table had its first `old_n` columns.
+    const size_t old_n = rng() % 3 == 0 ? rng() % (n + 1) : n;
+    RowSchema old_schema{static_cast<uint16_t>(now.schema.version + 1), {}};
+    // The defaults of columns added later: one per column up to `missing_n` (TableDescriptor).
+    const size_t missing_n = rng() % (n + 1);
+    std::vector<Value> old_values, missing;
+    for (size_t i = 0; i < n; ++i) {
+      TypeId type = now.schema.columns[i];
+      if (i < old_n) {
+        old_schema.columns.push_back(type);
+        old_values.push_back(rng() % 4 == 0 ? Value::Null(type) : RandomValue(rng, type));
+      }
+      if (i < missing_n) missing.push_back(rng() % 4 == 0 ? Value::Null(type) : RandomValue(rng, type));
+    }
+    std::string old_bytes = EncodeRow(old_schema, old_values);
+    auto old = RowView::Parse(old_bytes);
+    ASSERT_TRUE(old.has_value());
+    std::vector<bool> changed(n);
+    std::vector<Value> merged;
+    for (size_t i = 0; i < n; ++i) {
+      changed[i] = rng() % 3 == 0;
+      TypeId type = now.schema.columns[i];
+      merged.push_back(changed[i]      ? now.values[i]
+                       : i < old_n     ? old_values[i]
+                       : i < missing.size() ? missing[i]
+                                            : Value::Null(type));
+    }
+    EXPECT_EQ(PatchRow(now.schema, *old, missing, now.values, changed), EncodeRow(now.schema, merged)) << "iter " << iter;
+  }
+}
+
 TEST(RowTest, NumericKeepsDisplayScale) {
   RowSchema schema{1, {TypeId::kNumeric, TypeId::kNumeric}};
   std::vector<Value> values = {Value::Num(*Numeric::Parse("1.00")), Value::Num(*Numeric::Parse("-0.050"))};

@@ -1,5 +1,6 @@
 #include "storage/table.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -344,14 +345,16 @@ StorageResult<StoredRow> Table::Read(txn::Txn& t, Addr addr) const {
   return row;
 }
 
-StorageResult<Addr> Table::Update(txn::Txn& t, const StoredRow& row,
-                                  std::span<const Value> values) const {
+StorageResult<Addr> Table::Update(txn::Txn& t, const StoredRow& row, std::span<const Value> values,
+                                  const std::vector<bool>& changed) const {
   const TableDescriptor& d = *descriptor_;
-  if (values.size() != d.schema.columns.size()) return Failure(Code::kInvalidArgument);
+  const size_t n = d.schema.columns.size();
+  if (values.size() != n || (!changed.empty() && changed.size() != n)) return Failure(Code::kInvalidArgument);
   bool hidden = d.primary.spec.columns.empty();
   int64_t row_id = RowIdOf(row.object_, row.view_.bytes().size(), hidden);
-  std::string obj =
-      RowObject(EncodeRow(d.schema, values), hidden ? std::optional(row_id) : std::nullopt);
+  std::string encoded =
+      changed.empty() ? EncodeRow(d.schema, values) : PatchRow(d.schema, row.view_, d.missing, values, changed);
+  std::string obj = RowObject(std::move(encoded), hidden ? std::optional(row_id) : std::nullopt);
   Addr old = row.addr_, addr = old;
   bool moved = obj.size() > row.object_.size();
   if (moved) {
@@ -363,15 +366,23 @@ StorageResult<Addr> Table::Update(txn::Txn& t, const StoredRow& row,
     if (auto f = FreeObject(t, old); !f) return std::unexpected(f.error());
   }
   if (auto w = t.Write(addr, AsBytes(obj)); !w) return TxnFailure(w.error());
-  std::vector<std::string> old_keys = StoredKeys(row);
-  std::vector<std::string> new_keys = RowKeys(values, addr, row_id);
+  // Only the entries of indexes over a changed column can change, unless the row moved.
+  auto is_changed = [&](size_t i) { return changed.empty() || changed[i]; };
+  auto old_column = [&](size_t i) { return Column(row, i); };
+  auto new_column = [&](size_t i) { return is_changed(i) ? values[i] : Column(row, i); };
   std::string old_value = AddrBytes(old), new_value = AddrBytes(addr);
   for (uint32_t pos = 0; pos < indexes_.size(); ++pos) {
-    if (!moved && old_keys[pos] == new_keys[pos]) continue;
-    auto e = EraseEntry(indexes_[pos], t, old_keys[pos], old_value);
+    const IndexSpec& spec = Spec(pos);
+    if (!moved && std::ranges::none_of(spec.columns, [&](const IndexColumn& c) { return is_changed(c.column); })) {
+      continue;
+    }
+    std::string old_key = EntryKey(spec, pos == 0, old_column, old, row_id);
+    std::string new_key = EntryKey(spec, pos == 0, new_column, addr, row_id);
+    if (!moved && old_key == new_key) continue;
+    auto e = EraseEntry(indexes_[pos], t, old_key, old_value);
     if (!e) return std::unexpected(e.error());
     if (*e != 1) return Failure(Code::kCorrupt);
-    auto r = InsertEntry(indexes_[pos], t, new_keys[pos], new_value);
+    auto r = InsertEntry(indexes_[pos], t, new_key, new_value);
     if (!r) {
       StorageError err = r.error();
       err.index = pos;

@@ -133,6 +133,9 @@ class RowIterator {
   StorageResult<bool> Next();
   // REQUIRES: the last Next() returned true.
   const StoredRow& row() const { return *row_; }
+  // The row, moved out for a caller that keeps it (UPDATE and DELETE change the rows they
+  // collected). REQUIRES: as row(); row() is not called again before the next Next().
+  StoredRow TakeRow() { return std::move(*row_); }
 
  private:
   friend class Table;
@@ -170,11 +173,14 @@ class Table {
   // The row at `row` (an Addr from a scan, or kept from earlier in this Txn).
   StorageResult<StoredRow> Read(txn::Txn& t, Addr row) const;
 
-  // UPDATE `row` to `values`. REQUIRES: `row` was read in `t` after t's last change to it (its
-  // stored keys locate the index entries). Indexes whose key changed are updated; a
-  // unique violation fails kDuplicateKey with error.index (the Txn's changes are then partial:
-  // the caller aborts it). Returns the row's Addr, new if the tuple outgrew its object.
-  StorageResult<Addr> Update(txn::Txn& t, const StoredRow& row, std::span<const Value> values) const;
+  // UPDATE `row` to `values`. `changed` (one flag per column; empty: all) marks the columns the
+  // UPDATE sets; the others keep their stored bytes whatever `values` holds for them, so a
+  // caller need not decode them (PatchRow). REQUIRES: `row` was read in `t` after t's last
+  // change to it (its stored keys locate the index entries). Indexes whose key changed are
+  // updated; a unique violation fails kDuplicateKey with error.index (the Txn's changes are then
+  // partial: the caller aborts it). Returns the row's Addr, new if the tuple outgrew its object.
+  StorageResult<Addr> Update(txn::Txn& t, const StoredRow& row, std::span<const Value> values,
+                             const std::vector<bool>& changed = {}) const;
 
   // DELETE `row` (REQUIRES: as Update): removes every index entry and frees the object.
   StorageResult<void> Delete(txn::Txn& t, const StoredRow& row) const;
