@@ -405,7 +405,8 @@ bool Reapplicable(const UpdatePlan& plan) {
 template <typename Plan>
 std::expected<void, Error> Binder::BindRowSelection(const storage::TableDesc& t, const std::string& alias,
                                                     const Expr* where, const std::vector<SelectTarget>& returning,
-                                                    const Scope& scope, Plan& plan, BoundDml& out) {
+                                                    const Scope& scope, std::vector<const BoundExpr*> reads,
+                                                    std::span<const int> also_read, Plan& plan, BoundDml& out) {
   plan.catalog = catalog_->snapshot;
   plan.table = &t;
   std::vector<BoundExprPtr> conjuncts;
@@ -416,11 +417,12 @@ std::expected<void, Error> Binder::BindRowSelection(const storage::TableDesc& t,
     if (!b) return std::unexpected(b.error());
     conjuncts = SplitConjuncts(std::move(*b));
   }
-  plan.scan = PlanTableScan(catalog_->snapshot, &t, alias, std::move(conjuncts));
   auto targets = BindTargetList(returning, scope, "RETURNING");
   if (!targets) return std::unexpected(targets.error());
   plan.returning = std::move(targets->first);
   out.returning = std::move(targets->second);
+  for (const BoundExprPtr& e : plan.returning) reads.push_back(e.get());
+  plan.scan = PlanTableScan(catalog_->snapshot, &t, alias, std::move(conjuncts), reads, also_read);
   return {};
 }
 
@@ -435,12 +437,20 @@ std::expected<Binder::BoundDml, Error> Binder::BindUpdate(const UpdateStmt& stmt
   auto set = BindAssignments(stmt.set, t, scope);
   if (!set) return std::unexpected(set.error());
   plan.set = std::move(*set);
-  if (auto r = BindRowSelection(t, alias, stmt.where.get(), stmt.returning, scope, plan, out); !r) {
-    return std::unexpected(r.error());
-  }
+  plan.changed.assign(t.columns.size(), false);
+  for (const Assignment& a : plan.set) plan.changed[a.column] = true;
   auto checks = BindRowChecks(t);
   if (!checks) return std::unexpected(checks.error());
   plan.checks = std::move(*checks);
+  // The scan decodes what SET and the CHECKs read, and the NOT NULL columns the checks test.
+  std::vector<const BoundExpr*> reads;
+  for (const Assignment& a : plan.set) reads.push_back(a.value.get());
+  for (const RowChecks::Check& c : plan.checks.checks) reads.push_back(c.predicate.get());
+  if (auto r = BindRowSelection(t, alias, stmt.where.get(), stmt.returning, scope, std::move(reads),
+                                plan.checks.not_null, plan, out);
+      !r) {
+    return std::unexpected(r.error());
+  }
   plan.reapplicable = Reapplicable(plan);
   out.plan = std::move(plan);
   return out;
@@ -454,7 +464,7 @@ std::expected<Binder::BoundDml, Error> Binder::BindDelete(const DeleteStmt& stmt
   Scope scope = TableScope(t, alias);
   DeletePlan plan;
   BoundDml out;
-  if (auto r = BindRowSelection(t, alias, stmt.where.get(), stmt.returning, scope, plan, out); !r) {
+  if (auto r = BindRowSelection(t, alias, stmt.where.get(), stmt.returning, scope, {}, {}, plan, out); !r) {
     return std::unexpected(r.error());
   }
   out.plan = std::move(plan);

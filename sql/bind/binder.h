@@ -175,10 +175,13 @@ class Binder {
   std::expected<std::vector<Assignment>, Error> BindAssignments(const std::vector<UpdateSet>& set,
                                                                 const storage::TableDesc& table, const Scope& scope);
   std::expected<const storage::TableDesc*, Error> ResolveCopyTable(const CopyStmt& stmt);
+  // `reads` and `also_read` (columns): what the statement reads of each row besides WHERE and
+  // RETURNING (PlanTableScan).
   template <typename Plan>
   std::expected<void, Error> BindRowSelection(const storage::TableDesc& table, const std::string& alias, const Expr* where,
-                                              const std::vector<SelectTarget>& returning, const Scope& scope, Plan& plan,
-                                              BoundDml& out);
+                                              const std::vector<SelectTarget>& returning, const Scope& scope,
+                                              std::vector<const BoundExpr*> reads, std::span<const int> also_read,
+                                              Plan& plan, BoundDml& out);
   // The columns an INSERT or COPY lists (every live one when `names` is empty); 42703/42701 at
   // `locations` (none given: no position, as COPY).
   std::expected<std::vector<const storage::ColumnDesc*>, Error> TargetColumns(const storage::TableDesc& table,

@@ -3,7 +3,9 @@
 // CONFLICT and RETURNING.
 //
 // UPDATE and DELETE first collect the rows their scan selects, then change them: changing rows
-// while an index scan walks them could meet a moved row twice (the Halloween problem).
+// while an index scan walks them could meet a moved row twice (the Halloween problem). They keep
+// each row as stored, with only the columns the statement reads decoded (the scan's column set),
+// and UPDATE writes the columns SET assigns over the stored bytes of the others (Table::Update).
 #include <fmt/format.h>
 
 #include <unordered_set>
@@ -29,12 +31,16 @@ std::string FailingRow(const storage::TableDesc& table, const Row& row, const Te
   return fmt::format("Failing row contains ({}).", out);
 }
 
-std::expected<void, Error> CheckRow(const RowChecks& checks, const storage::TableDesc& table, const Row& row, ExecContext& ctx) {
+// Checks `row`, the new row; `whole_row()` gives all of it for an error's DETAIL (UPDATE's row
+// holds only the columns the statement reads).
+template <typename WholeRow>
+std::expected<void, Error> CheckRow(const RowChecks& checks, const storage::TableDesc& table, const Row& row,
+                                    const WholeRow& whole_row, ExecContext& ctx) {
   for (int column : checks.not_null) {
     if (!row[column].IsNull()) continue;
     Error e = MakeError("23502", fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null constraint",
                                              table.columns[column].attname, table.relname));
-    e.detail = FailingRow(table, row, ctx.output);
+    e.detail = FailingRow(table, whole_row(), ctx.output);
     return std::unexpected(e);
   }
   for (const RowChecks::Check& check : checks.checks) {
@@ -42,7 +48,7 @@ std::expected<void, Error> CheckRow(const RowChecks& checks, const storage::Tabl
     if (!v) return std::unexpected(v.error());
     if (v->IsNull() || v->AsBool()) continue;  // a CHECK passes unless it is false
     Error e = MakeError("23514", fmt::format("new row for relation \"{}\" violates check constraint \"{}\"", table.relname, check.name));
-    e.detail = FailingRow(table, row, ctx.output);
+    e.detail = FailingRow(table, whole_row(), ctx.output);
     return std::unexpected(e);
   }
   return {};
@@ -90,15 +96,30 @@ std::expected<void, Error> Assign(const std::vector<Assignment>& set, const Row&
   return {};
 }
 
-// UPDATE's write of one row: CHECKs `updated`, then writes it over `stored`; 23505 names the
-// violated unique index. Returns the row's Addr (new if it outgrew its object).
+// The whole row UPDATE writes: `updated`'s columns that `changed` marks over the stored ones
+// (empty `changed`: `updated` is whole).
+Row WholeRow(const storage::Table& table, const storage::StoredRow& stored, const Row& updated,
+             const std::vector<bool>& changed) {
+  if (changed.empty()) return updated;
+  Row row = table.Columns(stored);
+  for (size_t i = 0; i < changed.size(); ++i) {
+    if (changed[i]) row[i] = updated[i];
+  }
+  return row;
+}
+
+// UPDATE's write of one row: CHECKs `updated`, then writes it over `stored`, changing only the
+// columns `changed` marks (empty: all; Table::Update); 23505 names the violated unique index.
+// Returns the row's Addr (new if it outgrew its object).
 std::expected<txn::Addr, Error> WriteUpdated(const storage::Table& table, const storage::TableDesc& desc, const RowChecks& checks,
-                                             const storage::StoredRow& stored, const Row& updated, ExecContext& ctx) {
-  if (auto ok = CheckRow(checks, desc, updated, ctx); !ok) return std::unexpected(ok.error());
-  auto r = table.Update(*ctx.db->txn, stored, updated);
+                                             const storage::StoredRow& stored, const Row& updated,
+                                             const std::vector<bool>& changed, ExecContext& ctx) {
+  auto whole_row = [&] { return WholeRow(table, stored, updated, changed); };
+  if (auto ok = CheckRow(checks, desc, updated, whole_row, ctx); !ok) return std::unexpected(ok.error());
+  auto r = table.Update(*ctx.db->txn, stored, updated, changed);
   if (r) return *r;
   if (r.error().code == storage::StorageError::Code::kDuplicateKey) {
-    return std::unexpected(UniqueViolation(desc, r.error().index, updated, ctx.output));
+    return std::unexpected(UniqueViolation(desc, r.error().index, whole_row(), ctx.output));
   }
   return std::unexpected(StorageFailure(r.error()));
 }
@@ -120,7 +141,9 @@ std::expected<bool, Error> RowInserter::Insert(const Row& input) {
     if (!v) return std::unexpected(v.error());
     row[c] = std::move(*v);
   }
-  if (auto ok = CheckRow(plan_.checks, *plan_.table, row, ctx_); !ok) return std::unexpected(ok.error());
+  if (auto ok = CheckRow(plan_.checks, *plan_.table, row, [&] { return row; }, ctx_); !ok) {
+    return std::unexpected(ok.error());
+  }
   auto addr = table_->Insert(*ctx_.db->txn, row);
   if (addr) {
     if (plan_.on_conflict && plan_.on_conflict->update) touched_.insert(addr->raw);
@@ -161,7 +184,7 @@ std::expected<bool, Error> RowInserter::UpdateExisting(const Row& proposed) {
     if (!*keep) return false;
   }
   if (auto a = Assign(oc.set, both, existing, ctx_); !a) return std::unexpected(a.error());
-  auto r = WriteUpdated(*table_, *plan_.table, plan_.checks, (*scan)->stored(), existing, ctx_);
+  auto r = WriteUpdated(*table_, *plan_.table, plan_.checks, (*scan)->stored(), existing, {}, ctx_);
   if (!r) return std::unexpected(r.error());
   return Emit(existing);
 }
@@ -196,17 +219,23 @@ std::expected<StatementOutput, Error> RunInsert(const InsertPlan& plan, ExecCont
   return out;
 }
 
-// The rows a scan selects: their addresses and values, before any is changed.
-std::expected<std::vector<std::pair<txn::Addr, Row>>, Error> SelectRows(const TableScanNode& scan, ExecContext& ctx) {
+// A row UPDATE or DELETE changes: as stored, and the columns the statement reads.
+struct SelectedRow {
+  storage::StoredRow stored;
+  Row row;
+};
+
+// The rows a scan selects, before any is changed.
+std::expected<std::vector<SelectedRow>, Error> SelectRows(const TableScanNode& scan, ExecContext& ctx) {
   auto cursor = scan.OpenScan(ctx);
   if (!cursor) return std::unexpected(cursor.error());
-  std::vector<std::pair<txn::Addr, Row>> rows;
+  std::vector<SelectedRow> rows;
   Row row;
   while (true) {
     auto more = (*cursor)->Next(row);
     if (!more) return std::unexpected(more.error());
     if (!*more) break;
-    rows.emplace_back((*cursor)->stored().addr(), std::move(row));
+    rows.push_back(SelectedRow{(*cursor)->TakeStored(), std::move(row)});
   }
   return rows;
 }
@@ -259,7 +288,7 @@ class UpdateRecompute final : public TransactionBlock::RowRecompute {
       if (!*holds) return false;
     }
     if (auto a = Assign(plan_.set, row, row, ctx); !a) return std::unexpected(a.error());
-    auto written = WriteUpdated(table, *plan_.table, plan_.checks, *stored, row, ctx);
+    auto written = WriteUpdated(table, *plan_.table, plan_.checks, *stored, row, {}, ctx);
     if (!written) return std::unexpected(written.error());
     // A row that outgrew its object moved: its new object and index entries stay as written.
     if (*written == addr) (void)t.MarkReapplicable(addr);
@@ -285,14 +314,12 @@ std::expected<StatementOutput, Error> RunUpdate(const std::shared_ptr<const DmlP
   bool reapply = plan.reapplicable && block != nullptr && block->ReappliesUpdates();
   std::shared_ptr<const UpdateRecompute> recompute;  // one per statement, made on first use
   StatementOutput out;
-  for (auto& [addr, row] : *rows) {
+  for (auto& [stored, row] : *rows) {
     // In place: nothing reads the old values after SET.
     if (auto a = Assign(plan.set, row, row, ctx); !a) return std::unexpected(a.error());
-    // Read again (from the Txn's read set) for the stored keys Update needs.
-    auto stored = table.Read(*ctx.db->txn, addr);
-    if (!stored) return std::unexpected(StorageFailure(stored.error()));
-    auto written = WriteUpdated(table, *plan.table, plan.checks, *stored, row, ctx);
+    auto written = WriteUpdated(table, *plan.table, plan.checks, stored, row, plan.changed, ctx);
     if (!written) return std::unexpected(written.error());
+    txn::Addr addr = stored.addr();
     // Refused (nothing to undo) when this transaction had read the row after writing it.
     if (reapply && *written == addr && ctx.db->txn->MarkReapplicable(addr)) {
       if (!recompute) recompute = std::make_shared<UpdateRecompute>(owner, plan, ctx);
@@ -313,10 +340,8 @@ std::expected<StatementOutput, Error> RunDelete(const DeletePlan& plan, ExecCont
   auto rows = SelectRows(*plan.scan, ctx);
   if (!rows) return std::unexpected(rows.error());
   StatementOutput out;
-  for (auto& [addr, old] : *rows) {
-    auto stored = table.Read(*ctx.db->txn, addr);
-    if (!stored) return std::unexpected(StorageFailure(stored.error()));
-    if (auto r = table.Delete(*ctx.db->txn, *stored); !r) return std::unexpected(StorageFailure(r.error()));
+  for (auto& [stored, old] : *rows) {
+    if (auto r = table.Delete(*ctx.db->txn, stored); !r) return std::unexpected(StorageFailure(r.error()));
     if (!plan.returning.empty()) {
       auto ret = Returning(plan.returning, old, ctx);
       if (!ret) return std::unexpected(ret.error());

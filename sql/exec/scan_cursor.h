@@ -26,6 +26,9 @@ class TableScanCursor final : public Cursor {
   std::expected<bool, Error> Next(Row& row) override;
   // The stored row the last Next returned.
   const storage::StoredRow& stored() const { return point_lookup_ ? *point_row_ : iterator_->row(); }
+  // The stored row the last Next returned, moved out (UPDATE and DELETE keep the rows they
+  // change); stored() is not called again before the next Next.
+  storage::StoredRow TakeStored() { return point_lookup_ ? std::move(*point_row_) : iterator_->TakeRow(); }
   const storage::Table& table() const { return *table_; }
 
  private:

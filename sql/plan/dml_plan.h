@@ -58,8 +58,10 @@ struct InsertPlan {
 struct UpdatePlan {
   storage::SnapshotPtr catalog;
   const storage::TableDesc* table = nullptr;
-  std::shared_ptr<const TableScanNode> scan;  // the rows WHERE selects
+  // The rows WHERE selects, decoding the columns WHERE, SET, RETURNING and the checks read.
+  std::shared_ptr<const TableScanNode> scan;
   std::vector<Assignment> set;                // over the old row
+  std::vector<bool> changed;                  // per table column: does SET assign it?
   RowChecks checks;
   std::vector<BoundExprPtr> returning;        // over the new row
   // READ COMMITTED may re-apply this UPDATE to a row's newest version at commit, as PostgreSQL

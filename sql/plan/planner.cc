@@ -225,13 +225,25 @@ PlanPtr JoinStep(PlanPtr plan, PlanPtr right, const FromItem& item, bool keyed_b
 }  // namespace
 
 std::shared_ptr<const TableScanNode> PlanTableScan(const storage::SnapshotPtr& catalog, const storage::TableDesc* table,
-                                                   std::string alias, std::vector<BoundExprPtr> conjuncts) {
+                                                   std::string alias, std::vector<BoundExprPtr> conjuncts,
+                                                   const std::vector<const BoundExpr*>& above, std::span<const int> also_read) {
   std::vector<const BoundExpr*> view;
   for (const BoundExprPtr& c : conjuncts) view.push_back(c.get());
+  Reads r;
+  for (const BoundExpr* e : view) CollectReads(*e, r);
+  for (const BoundExpr* e : above) CollectReads(*e, r);
+  std::vector<bool> columns;  // empty: all
+  if (!r.everything) {
+    columns.assign(table->columns.size(), false);
+    for (int slot : r.slots) {
+      if (static_cast<size_t>(slot) < columns.size()) columns[slot] = true;
+    }
+    for (int c : also_read) columns[c] = true;
+  }
   auto conditions = KeyConditions(view, 0, table->columns.size());
   AccessChoice choice = ChooseAccess(*table, conditions, nullptr, 0);
   return std::make_shared<TableScanNode>(catalog, table, std::move(alias), std::move(choice.access),
-                                         CombineConjuncts(std::move(conjuncts)));
+                                         CombineConjuncts(std::move(conjuncts)), false, std::move(columns));
 }
 
 PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> items, std::vector<BoundExprPtr> conjuncts,

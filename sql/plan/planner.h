@@ -19,6 +19,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,9 +53,11 @@ PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> item
                  OrderRequest* order, const std::vector<const BoundExpr*>* above = nullptr);
 
 // The scan of one table (UPDATE, DELETE): access path from `conjuncts` (over the table row),
-// all of them kept as its filter.
+// all of them kept as its filter. It decodes only the columns the conjuncts and `above` (what
+// the statement evaluates over each row) read, and `also_read` (attnum - 1 each).
 std::shared_ptr<const TableScanNode> PlanTableScan(const storage::SnapshotPtr& catalog, const storage::TableDesc* table,
-                                                   std::string alias, std::vector<BoundExprPtr> conjuncts);
+                                                   std::string alias, std::vector<BoundExprPtr> conjuncts,
+                                                   const std::vector<const BoundExpr*>& above, std::span<const int> also_read);
 
 // AND-ed conjuncts of `e` (e itself when it is not an AND), and back.
 std::vector<BoundExprPtr> SplitConjuncts(BoundExprPtr e);

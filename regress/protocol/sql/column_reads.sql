@@ -25,5 +25,31 @@ UPDATE wide SET e = e + 1 WHERE id = 1;
 SELECT e FROM wide WHERE id = 1;
 COMMIT;
 SELECT id, e FROM wide WHERE d = 'p' ORDER BY id;
+-- UPDATE and DELETE decode only what WHERE, SET, RETURNING and the checks read; UPDATE keeps the
+-- other columns' stored bytes, and an error's DETAIL still shows the whole row.
+UPDATE wide SET a = e WHERE id = 2 RETURNING d;
+UPDATE wide SET b = b || '!' WHERE c > 3 RETURNING id, b, e;
+UPDATE wide SET d = repeat('long', 20) WHERE id = 4;
+SELECT * FROM wide ORDER BY id;
+DELETE FROM wide WHERE e = 400 RETURNING a, d;
+DELETE FROM wide WHERE a = 10;
+SELECT id, a, b, c, length(d), e FROM wide ORDER BY id;
+\set SHOW_CONTEXT never
+\set ON_ERROR_STOP 0
+CREATE TABLE keyed (id int PRIMARY KEY, x int NOT NULL, y text, z int CHECK (z < 100), note text,
+  UNIQUE (y, note));
+CREATE INDEX keyed_note ON keyed (note, z);
+INSERT INTO keyed VALUES (1, 1, 'a', 5, 'n'), (2, 1, 'b', 6, 'n');
+UPDATE keyed SET y = 'a' WHERE id = 2;
+UPDATE keyed SET z = z + 100 WHERE id = 1;
+UPDATE keyed SET x = NULL WHERE id = 1;
+UPDATE keyed SET note = 'n3' WHERE id = 2;
+UPDATE keyed SET z = 7 WHERE note = 'n3';
+SELECT * FROM keyed WHERE note = 'n3' AND z = 7;
+SELECT * FROM keyed WHERE y = 'b' AND note = 'n3';
+ALTER TABLE keyed ADD COLUMN added int DEFAULT 42;
+UPDATE keyed SET y = 'c' WHERE id = 1;
+SELECT * FROM keyed ORDER BY id;
+DROP TABLE keyed;
 DROP TABLE wide;
 DROP TABLE other;
