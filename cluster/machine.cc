@@ -249,8 +249,11 @@ std::vector<std::byte> Machine::PrepareReplica(const Message& m) {
       MappedFile::Create(Dir() / std::string("region-").append(std::to_string(p->id)), p->size);
   if (!file) return file.error().NoSpace() ? std::vector{kPreparedNoSpace} : std::vector<std::byte>{};
   fabric_->Register(id_, MemKey(MemKind::kRegion, p->id), (*file)->bytes());
-  std::lock_guard lock(replicas_mu_);
-  replicas_[p->id] = std::move(*file);
+  {
+    std::lock_guard lock(replicas_mu_);
+    replicas_[p->id] = std::move(*file);
+  }
+  replica_front_.Invalidate();
   return {kPrepared};
 }
 
@@ -272,6 +275,7 @@ std::vector<std::byte> Machine::AbortReplica(const Message& m) {
     file = std::move(it->second);
     replicas_.erase(it);
   }
+  replica_front_.Invalidate();
   fabric_->Unregister(id_, MemKey(MemKind::kRegion, p->id));
   std::error_code ignored;  // the region is gone either way; a file left behind only holds space
   std::filesystem::remove(file->path(), ignored);
@@ -297,9 +301,13 @@ std::optional<MachineId> Machine::PrimaryOf(RegionId id) {
 }
 
 std::span<std::byte> Machine::LocalReplica(RegionId id) const {
+  const uint64_t version = replica_front_.version();
+  if (auto hit = replica_front_.Find(id, version)) return *hit;
   std::shared_lock lock(replicas_mu_);
   auto it = replicas_.find(id);
-  return it == replicas_.end() ? std::span<std::byte>{} : it->second->bytes();
+  if (it == replicas_.end()) return {};
+  replica_front_.Fill(id, it->second->bytes(), version);
+  return it->second->bytes();
 }
 
 // ---------------------------------------------------------------- time sync and GC

@@ -30,6 +30,7 @@
 #include "cluster/fabric/fabric.h"
 #include "cluster/mapped_file.h"
 #include "cluster/region_map.h"
+#include "cluster/thread_front.h"
 
 namespace farmdb::cluster {
 
@@ -159,6 +160,7 @@ class Machine {
   // Shared for LocalReplica, which every local object read calls; exclusive to add or drop one.
   mutable std::shared_mutex replicas_mu_;
   std::map<RegionId, std::unique_ptr<MappedFile>> replicas_;
+  ThreadFront<RegionId, std::span<std::byte>, 64> replica_front_;  // LocalReplica's hits
 
   // CM state.
   std::mutex cm_mu_;

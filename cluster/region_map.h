@@ -9,6 +9,7 @@
 #include <shared_mutex>
 #include <vector>
 
+#include "cluster/thread_front.h"
 #include "cluster/types.h"
 
 namespace farmdb::cluster {
@@ -29,15 +30,22 @@ class RegionMap {
     return it->second;
   }
   // The primary alone: object reads need nothing else, and copying the backups would allocate.
+  // Every object read asks, so hits come from the thread's front (thread_front.h).
   std::optional<MachineId> Primary(RegionId id) const {
+    const uint64_t version = primaries_.version();
+    if (auto hit = primaries_.Find(id, version)) return *hit;
     std::shared_lock lock(mu_);
     auto it = map_.find(id);
     if (it == map_.end()) return std::nullopt;
+    primaries_.Fill(id, it->second.primary, version);
     return it->second.primary;
   }
   void Put(const RegionPlacement& p) {
-    std::unique_lock lock(mu_);
-    map_[p.id] = p;
+    {
+      std::unique_lock lock(mu_);
+      map_[p.id] = p;
+    }
+    primaries_.Invalidate();
   }
   std::vector<RegionPlacement> All() const {
     std::shared_lock lock(mu_);
@@ -49,6 +57,7 @@ class RegionMap {
  private:
   mutable std::shared_mutex mu_;
   std::map<RegionId, RegionPlacement> map_;
+  ThreadFront<RegionId, MachineId, 64> primaries_;
 };
 
 }  // namespace farmdb::cluster

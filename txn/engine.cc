@@ -124,9 +124,13 @@ std::vector<std::tuple<RegionId, uint32_t, uint32_t>> TxnEngine::Slabs() {
 std::expected<uint32_t, TxnError> TxnEngine::ObjectLines(Addr a) {
   uint64_t slab = a.offset() / kSlabSize;
   uint64_t key = (uint64_t{a.region()} << 32) | slab;
+  if (auto hit = lines_front_.Find(key, lines_front_.version())) return *hit;
   {
     std::shared_lock l(lines_mu_);
-    if (auto it = lines_cache_.find(key); it != lines_cache_.end()) return it->second;
+    if (auto it = lines_cache_.find(key); it != lines_cache_.end()) {
+      lines_front_.Fill(key, it->second, lines_front_.version());
+      return it->second;
+    }
   }
   auto p = machine_->Lookup(a.region());
   if (!p) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
@@ -137,8 +141,11 @@ std::expected<uint32_t, TxnError> TxnEngine::ObjectLines(Addr a) {
     return std::unexpected(TxnError{TxnErrorCode::kNotAllocated});
   }
   uint32_t lines = static_cast<uint32_t>(w & 0xffffffff);
-  std::unique_lock l(lines_mu_);
-  lines_cache_[key] = lines;
+  {
+    std::unique_lock l(lines_mu_);
+    lines_cache_[key] = lines;
+  }
+  lines_front_.Fill(key, lines, lines_front_.version());
   return lines;
 }
 

@@ -48,6 +48,7 @@
 
 #include "cluster/doorbell.h"
 #include "cluster/machine.h"
+#include "cluster/thread_front.h"
 #include "txn/log.h"
 #include "txn/old_versions.h"
 #include "txn/records.h"
@@ -166,8 +167,10 @@ class TxnEngine {
   std::vector<std::unique_ptr<Slab>> slabs_;                      // guarded by index_mu_
   std::map<std::pair<RegionId, uint32_t>, Slab*> slab_index_;     // guarded by index_mu_
 
+  // A slab's object size never changes, so entries are never invalidated.
   std::shared_mutex lines_mu_;
   std::unordered_map<uint64_t, uint32_t> lines_cache_;  // (region << 32 | slab) -> lines
+  cluster::ThreadFront<uint64_t, uint32_t, 256> lines_front_;  // ObjectLines' hits
 
   // Worker ids are 16 bits (TxnId); freed ids are reused. A reused id continues its previous
   // sequence (worker_seq_), so TxnIds stay unique even while an old worker's truncations are
