@@ -121,12 +121,12 @@ Error AbortedBlock() {
   return MakeError("25P02", "current transaction is aborted, commands ignored until end of transaction block");
 }
 
-// Applies Bind's format convention: none = all text, one = all, else one per item.
-std::optional<std::vector<Format>> ExpandFormats(std::span<const Format> formats, size_t n) {
-  if (formats.empty()) return std::vector<Format>(n, Format::kText);
-  if (formats.size() == 1) return std::vector<Format>(n, formats[0]);
-  if (formats.size() != n) return std::nullopt;
-  return std::vector<Format>(formats.begin(), formats.end());
+// Bind's format convention: none = all text, one = all, else one per item (n of them).
+bool FormatsFit(std::span<const Format> formats, size_t n) { return formats.size() <= 1 || formats.size() == n; }
+// Item i's format. REQUIRES: FormatsFit.
+Format FormatOf(std::span<const Format> formats, size_t i) {
+  if (formats.empty()) return Format::kText;
+  return formats[formats.size() == 1 ? 0 : i];
 }
 
 class SessionImpl final : public Session {
@@ -415,8 +415,7 @@ std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<
     return FailQuiet(MakeError("08P01", fmt::format("bind message supplies {} parameters, but prepared statement \"{}\" requires {}",
                                                     params.values.size(), params.statement_name, n)));
   }
-  auto formats = ExpandFormats(params.formats, n);
-  if (!formats) {
+  if (!FormatsFit(params.formats, n)) {
     return FailQuiet(MakeError("08P01", fmt::format("bind message has {} parameter formats but {} parameters",
                                                     params.formats.size(), n)));
   }
@@ -430,7 +429,8 @@ std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<
       portal->params.push_back(Value::Null(type));
       continue;
     }
-    auto v = (*formats)[i] == Format::kBinary ? DecodeBinary(type, *params.values[i]) : ParseText(type, *params.values[i], text_options);
+    auto v = FormatOf(params.formats, i) == Format::kBinary ? DecodeBinary(type, *params.values[i])
+                                                            : ParseText(type, *params.values[i], text_options);
     if (!v) {
       Error e = v.error();
       // Leftover bytes after a typreceive are the only failure Bind words itself
@@ -440,14 +440,14 @@ std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<
     }
     portal->params.push_back(std::move(*v));
   }
-  auto result_formats = ExpandFormats(params.result_formats, prepared->columns.size());
-  if (!result_formats) {
+  const size_t columns = prepared->columns.size();
+  if (!FormatsFit(params.result_formats, columns)) {
     return FailQuiet(MakeError("08P01", fmt::format("bind message has {} result formats but query has {} columns",
-                                                    params.result_formats.size(), prepared->columns.size())));
+                                                    params.result_formats.size(), columns)));
   }
-  if (std::ranges::any_of(*result_formats, [](Format f) { return f != Format::kText; })) {
+  if (columns > 0 && std::ranges::any_of(params.result_formats, [](Format f) { return f != Format::kText; })) {
     portal->formatted_columns = prepared->columns;
-    for (size_t i = 0; i < portal->formatted_columns.size(); ++i) portal->formatted_columns[i].format = (*result_formats)[i];
+    for (size_t i = 0; i < columns; ++i) portal->formatted_columns[i].format = FormatOf(params.result_formats, i);
   }
   return portal;
 }
