@@ -9,6 +9,7 @@ namespace farmdb::server {
 namespace {
 
 constexpr size_t kReadChunk = 1 << 20;  // bodies grow as bytes arrive, not as claimed
+constexpr size_t kKeptBodyBytes = 64 << 10;
 
 sql::Error Fatal(std::string sqlstate, std::string message) {
   sql::Error e;
@@ -129,7 +130,8 @@ std::expected<FrontendMessage, Connection::ReadFailure> Connection::ReadMessage(
   auto body_length = CheckMessageHeader(header[0], GetInt32({header, sizeof header}, 1), phase,
                                         env_.config->max_message_size);
   if (!body_length) return std::unexpected(ReadFailure{ReadStatus::kOk, body_length.error()});
-  std::string body;
+  std::string& body = body_;
+  body.clear();
   while (body.size() < *body_length) {
     size_t have = body.size();
     body.resize(std::min<size_t>(*body_length, have + kReadChunk));
@@ -142,6 +144,7 @@ std::expected<FrontendMessage, Connection::ReadFailure> Connection::ReadMessage(
     }
   }
   auto message = DecodeMessage(header[0], body);
+  if (body.capacity() > kKeptBodyBytes) std::string().swap(body);
   if (!message) return std::unexpected(ReadFailure{ReadStatus::kOk, message.error()});
   return std::move(*message);
 }

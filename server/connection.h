@@ -126,6 +126,9 @@ class Connection : private sql::ResultSink {
   const std::string peer_text_;
 
   std::string out_;
+  // ReadMessage's body buffer, kept across messages (DecodeMessage copies what it keeps) so a
+  // Bind or Execute allocates none; one grown past kKeptBodyBytes is given back after use.
+  std::string body_;
   bool broken_ = false;         // a write failed: the client is gone
   bool registered_ = false;     // cancel_ is in the registry
   bool extended_mode_ = false;  // the statement running came from Execute, not Query
