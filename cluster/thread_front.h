@@ -1,5 +1,6 @@
 // ThreadFront: a per-thread, direct-mapped cache in front of a shared map that is read on every
-// object access and changed rarely (region placements, local replicas, slab object sizes).
+// object access (region placements, local replicas, slab object sizes, and storage's AddrCache of
+// decoded B-tree nodes and hash directories).
 //
 // Every object read asked three such maps, each behind a shared_mutex: six atomic
 // read-modify-writes on three cache lines that every thread of the machine writes, which bounce
@@ -12,7 +13,7 @@
 // the version it is tagged with. Like the map behind it, an entry may be one change behind a
 // concurrent writer.
 //
-// Thread-safety: Find and Fill touch only the calling thread's slots.
+// Thread-safety: Find, Fill and Erase touch only the calling thread's slots.
 #pragma once
 
 #include <array>
@@ -22,17 +23,18 @@
 #include <cstdint>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 namespace farmdb::cluster {
 
 inline std::atomic<uint64_t> next_thread_front_id{1};
 
 // kSlots per thread (a power of two), over every ThreadFront of this Key and Value the thread
-// uses. Value must be trivially destructible (no thread-exit work).
+// uses. A Value that is not trivially destructible (a shared_ptr) is released at thread exit.
 template <typename Key, typename Value, size_t kSlots>
 class ThreadFront {
   static_assert(std::has_single_bit(kSlots) && kSlots >= 2);
-  static_assert(std::is_trivially_destructible_v<Value> && std::is_unsigned_v<Key>);
+  static_assert(std::is_unsigned_v<Key>);
 
  public:
   ThreadFront() : id_(next_thread_front_id.fetch_add(1, std::memory_order_relaxed)) {}
@@ -49,7 +51,12 @@ class ThreadFront {
     if (slot.owner == id_ && slot.version == version && slot.key == key) return slot.value;
     return std::nullopt;
   }
-  void Fill(Key key, Value value, uint64_t version) const { SlotOf(key) = {id_, version, key, value}; }
+  void Fill(Key key, Value value, uint64_t version) const { SlotOf(key) = {id_, version, key, std::move(value)}; }
+  // Forgets this thread's entry for `key` (other threads' stay until the version moves).
+  void Erase(Key key) const {
+    Slot& slot = SlotOf(key);
+    if (slot.owner == id_ && slot.key == key) slot = {};
+  }
 
  private:
   struct Slot {

@@ -11,34 +11,25 @@
 // would a stale shared entry.
 #pragma once
 
-#include <array>
-#include <atomic>
-#include <bit>
-#include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
 
+#include "cluster/thread_front.h"
 #include "txn/address.h"
 
 namespace farmdb::storage {
 
-inline std::atomic<uint64_t> next_addr_cache_id{1};
-
 // kFrontSlots per thread (a power of two), over every cache of this T the thread uses.
 template <typename T, size_t kFrontSlots>
 class AddrCache {
-  static_assert(std::has_single_bit(kFrontSlots));
-
  public:
-  AddrCache() : id_(next_addr_cache_id.fetch_add(1)) {}
+  AddrCache() = default;
   AddrCache(const AddrCache&) = delete;
   AddrCache& operator=(const AddrCache&) = delete;
 
   std::shared_ptr<const T> Get(txn::Addr a) const {
-    Slot& slot = Front(a);
-    if (slot.cache == id_ && slot.addr == a) return slot.value;
+    if (auto hit = front_.Find(a.raw, kFrontVersion)) return *hit;
     std::shared_ptr<const T> value;
     {
       std::lock_guard lock(mu_);
@@ -46,22 +37,22 @@ class AddrCache {
       if (it == entries_.end()) return nullptr;
       value = it->second;
     }
-    slot = {id_, a, value};
+    front_.Fill(a.raw, value, kFrontVersion);
     return value;
   }
   void Put(txn::Addr a, std::shared_ptr<const T> value) {
-    Front(a) = {id_, a, value};
+    front_.Fill(a.raw, value, kFrontVersion);
     std::lock_guard lock(mu_);
     entries_[a] = std::move(value);
   }
   void Erase(txn::Addr a) {
-    ClearFront(a);
+    front_.Erase(a.raw);
     std::lock_guard lock(mu_);
     entries_.erase(a);
   }
   // Erases a's entry only while it is still `seen`: a newer one another thread put stays.
   void EraseIf(txn::Addr a, const std::shared_ptr<const T>& seen) {
-    ClearFront(a);
+    front_.Erase(a.raw);
     std::lock_guard lock(mu_);
     if (auto it = entries_.find(a); it != entries_.end() && it->second == seen) entries_.erase(it);
   }
@@ -71,23 +62,10 @@ class AddrCache {
   }
 
  private:
-  struct Slot {
-    uint64_t cache = 0;  // id_ of the cache the entry came from; 0 = empty
-    txn::Addr addr;
-    std::shared_ptr<const T> value;
-  };
-  // This thread's slot for `a` in this cache.
-  Slot& Front(txn::Addr a) const {
-    thread_local std::array<Slot, kFrontSlots> front;
-    // Fibonacci hashing: object addresses differ mostly in their middle bits.
-    return front[((a.raw ^ id_) * 0x9e3779b97f4a7c15ull) >> (64 - std::bit_width(kFrontSlots - 1))];
-  }
-  void ClearFront(txn::Addr a) {
-    Slot& slot = Front(a);
-    if (slot.cache == id_ && slot.addr == a) slot = {};
-  }
+  // Entries are hints checked by their users, so fronts are never invalidated wholesale.
+  static constexpr uint64_t kFrontVersion = 0;
 
-  const uint64_t id_;  // tags front slots; never reused, so a dead cache's slots never match
+  cluster::ThreadFront<uint64_t, std::shared_ptr<const T>, kFrontSlots> front_;
   mutable std::mutex mu_;
   std::unordered_map<txn::Addr, std::shared_ptr<const T>> entries_;
 };

@@ -121,7 +121,7 @@ struct ValueColumns {
 struct PatchedColumns {
   PatchedColumns(const RowSchema& schema, const RowView& old, std::span<const Value> missing,
                  std::span<const Value> values, const std::vector<bool>& changed)
-      : schema(schema), missing(missing), values(values), changed(changed), old_count(old.column_count()) {
+      : schema(schema), missing(missing), values(values), changed(changed) {
     old.ColumnBytes(old_bytes);
   }
 
@@ -129,10 +129,9 @@ struct PatchedColumns {
   std::span<const Value> missing;
   std::span<const Value> values;
   const std::vector<bool>& changed;
-  size_t old_count;
-  std::vector<std::optional<std::string_view>> old_bytes;  // RowView::ColumnBytes
+  std::vector<std::optional<std::string_view>> old_bytes;  // RowView::ColumnBytes: one per old column
 
-  bool Stored(size_t i) const { return !changed[i] && i < old_count; }
+  bool Stored(size_t i) const { return !changed[i] && i < old_bytes.size(); }
   // A column not Stored: its new value, or nullptr for NULL (past `missing`).
   const Value* Fresh(size_t i) const {
     if (changed[i]) return &values[i];

@@ -45,6 +45,16 @@ void CollectReads(const BoundExpr& e, Reads& r) {
   for (const BoundExprPtr& a : e.args) CollectReads(*a, r);
 }
 
+// Which of `width` slots `r` reads, one flag each; empty when it reads everything.
+std::vector<bool> SlotsRead(const Reads& r, size_t width) {
+  if (r.everything) return {};
+  std::vector<bool> read(width, false);
+  for (int slot : r.slots) {
+    if (static_cast<size_t>(slot) < width) read[slot] = true;
+  }
+  return read;
+}
+
 Reads ReadsOf(const BoundExpr& e) {
   Reads r;
   CollectReads(e, r);
@@ -232,12 +242,8 @@ std::shared_ptr<const TableScanNode> PlanTableScan(const storage::SnapshotPtr& c
   Reads r;
   for (const BoundExpr* e : view) CollectReads(*e, r);
   for (const BoundExpr* e : above) CollectReads(*e, r);
-  std::vector<bool> columns;  // empty: all
-  if (!r.everything) {
-    columns.assign(table->columns.size(), false);
-    for (int slot : r.slots) {
-      if (static_cast<size_t>(slot) < columns.size()) columns[slot] = true;
-    }
+  std::vector<bool> columns = SlotsRead(r, table->columns.size());  // empty: all
+  if (!columns.empty()) {
     for (int c : also_read) columns[c] = true;
   }
   auto conditions = KeyConditions(view, 0, table->columns.size());
@@ -258,12 +264,7 @@ PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> item
     for (const FromItem& item : items) {
       for (const BoundExprPtr& c : item.on) CollectReads(*c, r);
     }
-    if (!r.everything) {
-      read.assign(items.back().first_slot + items.back().width, false);
-      for (int slot : r.slots) {
-        if (static_cast<size_t>(slot) < read.size()) read[slot] = true;
-      }
-    }
+    read = SlotsRead(r, items.back().first_slot + items.back().width);
   }
   // The columns of item `item`'s table that the block reads (empty: all).
   auto columns_read = [&](const FromItem& item) {
