@@ -162,6 +162,18 @@ bool TxnEngine::ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> 
   return c->ok();
 }
 
+std::optional<ObjectHead> TxnEngine::ReadObjectFromPrimary(MachineId primary, Addr a, uint32_t lines,
+                                                            std::byte* payload, RawBytes& scratch) {
+  if (primary == machine_->id()) {
+    const std::byte* mem = LocalObject(a, lines);
+    if (!mem) return std::nullopt;
+    return CopyPayloadOut(mem, lines, payload);
+  }
+  scratch.resize(size_t{lines} * kLineSize);
+  if (!ReadFromPrimary(primary, a, scratch)) return std::nullopt;
+  return CopyPayloadOut(scratch.data(), lines, payload);
+}
+
 std::expected<Slab*, TxnError> TxnEngine::AcquireSlab(uint32_t lines, bool fresh) {
   std::lock_guard l(alloc_mu_);
   auto& pool = unowned_slabs_[lines];

@@ -38,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <shared_mutex>
@@ -50,6 +51,7 @@
 #include "cluster/machine.h"
 #include "cluster/thread_front.h"
 #include "txn/log.h"
+#include "txn/object.h"
 #include "txn/old_versions.h"
 #include "txn/records.h"
 #include "txn/slab.h"
@@ -109,6 +111,11 @@ class TxnEngine {
   // order (word_copy.h) when this machine is the primary (FaRM §3: local objects are read with
   // local memory accesses), else a one-sided fabric read. False if the memory is not there.
   bool ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> dst);
+  // One read of the `lines`-line object at `a` from its primary into `payload`
+  // (CopyPayloadOut): straight from local memory when this machine is the primary, else through
+  // a one-sided read into `scratch`. Nullopt if the memory is not there.
+  std::optional<ObjectHead> ReadObjectFromPrimary(MachineId primary, Addr a, uint32_t lines,
+                                                  std::byte* payload, RawBytes& scratch);
   // A slab of `lines`-line objects for a worker to allocate from: one handed back with free
   // slots (unless `fresh`), else a new one, in a new region if need be (kOutOfSpace when a
   // replica's disk has no room for it).

@@ -1,13 +1,13 @@
 #include "txn/object.h"
 
+#include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "cluster/fabric/word_copy.h"
 
 namespace farmdb::txn {
 
-using cluster::CopyIn;
-using cluster::CopyOut;
 using cluster::LoadWord;
 using cluster::StoreWord;
 
@@ -17,72 +17,99 @@ uint32_t LinesFor(size_t bytes) {
 }
 
 namespace {
-uint64_t WordAt(std::span<const std::byte> raw, size_t off) {
-  uint64_t v;
-  std::memcpy(&v, raw.data() + off, 8);
+// Line 0's data starts at word 2 (after the header and the old-version pointer), other lines'
+// at word 0; word 7 is the line version.
+//
+// Copies words 6 down to `first` of `line` to out[w - first], highest first. Unrolled (a word
+// is a load and a store; a loop costs three more instructions per word).
+template <size_t first, size_t... i>
+void CopyDataWordsOut(const std::byte* line, std::byte* out, std::index_sequence<i...>) {
+  auto copy = [&](size_t w) {
+    uint64_t v = LoadWord(line + 8 * w);
+    std::memcpy(out + 8 * (w - first), &v, 8);
+  };
+  (copy(6 - i), ...);
+}
+template <size_t first>
+void CopyDataWordsOut(const std::byte* line, std::byte* out) {
+  CopyDataWordsOut<first>(line, out, std::make_index_sequence<7 - first>());
+}
+
+// The word at payload offset `at` that runs past the payload's end, zero-padded. Out of line so
+// that the whole words' path keeps its word in a register.
+[[gnu::noinline]] uint64_t PaddedWord(std::span<const std::byte> payload, size_t at) {
+  uint64_t v = 0;
+  if (at < payload.size()) std::memcpy(&v, payload.data() + at, payload.size() - at);
   return v;
+}
+
+// Stores payload bytes [src, src + 8 * (7 - first)) as words first..6 of `line`, ascending,
+// zeros past the payload's end. Unrolled as above.
+template <size_t first, size_t... i>
+void StoreDataWords(std::byte* line, std::span<const std::byte> payload, size_t src,
+                    std::index_sequence<i...>) {
+  auto store = [&](size_t w) {
+    size_t at = src + 8 * (w - first);
+    uint64_t v;
+    if (at + 8 <= payload.size()) {
+      std::memcpy(&v, payload.data() + at, 8);
+    } else {
+      v = PaddedWord(payload, at);
+    }
+    StoreWord(line + 8 * w, v);
+  };
+  (store(first + i), ...);
+}
+template <size_t first>
+void StoreDataWords(std::byte* line, std::span<const std::byte> payload, size_t src) {
+  StoreDataWords<first>(line, payload, src, std::make_index_sequence<7 - first>());
 }
 }  // namespace
 
-uint64_t ObjectCopy::header() const { return WordAt(raw, 0); }
-Addr ObjectCopy::old_version() const { return {WordAt(raw, 8)}; }
-
-ReadCheck ObjectCopy::Check() const {
-  uint64_t w0 = header();
-  if (HeaderLocked(w0)) return ReadCheck::kLocked;
-  Timestamp ts = HeaderTs(w0);
-  for (size_t line = 0; line < raw.size() / kLineSize; ++line) {
-    if (WordAt(raw, line * kLineSize + 56) != ts) return ReadCheck::kTorn;
+ObjectHead CopyPayloadOut(const std::byte* src, uint32_t lines, std::byte* payload) {
+  // One pass, last line first; each line's version word before its data (object.h). The copy is
+  // consistent iff every line version equals the header's timestamp, read last.
+  uint64_t version = LoadWord(src + (lines - 1) * kLineSize + 56);
+  bool same_versions = true;
+  for (uint32_t k = lines - 1; k > 0; --k) {
+    const std::byte* line = src + k * kLineSize;
+    same_versions &= LoadWord(line + 56) == version;
+    CopyDataWordsOut<0>(line, payload + 40 + 56 * (k - 1));
   }
-  return ReadCheck::kOk;
-}
-
-RawBytes ObjectCopy::Payload() const {
-  uint32_t lines = static_cast<uint32_t>(raw.size() / kLineSize);
-  RawBytes out(PayloadCapacity(lines));
-  std::memcpy(out.data(), raw.data() + 16, 40);
-  for (uint32_t k = 1; k < lines; ++k) {
-    std::memcpy(out.data() + 40 + 56 * (k - 1), raw.data() + k * kLineSize, 56);
+  same_versions &= LoadWord(src + 56) == version;
+  CopyDataWordsOut<2>(src, payload);
+  ObjectHead head;
+  head.old_version = Addr{LoadWord(src + 8)};
+  head.header = LoadWord(src);
+  if (HeaderLocked(head.header)) {
+    head.check = ReadCheck::kLocked;
+  } else if (!same_versions || version != HeaderTs(head.header)) {
+    head.check = ReadCheck::kTorn;
   }
-  return out;
+  return head;
 }
 
 void InstallObject(std::byte* obj, uint32_t lines, std::span<const std::byte> payload,
                    Timestamp ts, bool allocated, Addr old_version) {
   // Line by line: data words, then the line version (line 0's data includes the old-version
-  // pointer); the header word goes last and releases the lock.
-  std::byte line_buf[kLineSize];
-  for (uint32_t k = 0; k < lines; ++k) {
-    std::memset(line_buf, 0, sizeof line_buf);
-    size_t data_off = k == 0 ? 16 : 0;
-    size_t data_len = k == 0 ? 40 : 56;
-    size_t src_off = k == 0 ? 0 : 40 + 56 * (k - 1);
-    if (src_off < payload.size()) {
-      std::memcpy(line_buf + data_off, payload.data() + src_off,
-                  std::min(data_len, payload.size() - src_off));
-    }
-    std::memcpy(line_buf + 56, &ts, 8);
+  // pointer); the header word goes last and releases the lock. Payload past its end is zeros.
+  StoreWord(obj + 8, old_version.raw);
+  StoreDataWords<2>(obj, payload, 0);
+  StoreWord(obj + 56, ts);
+  for (uint32_t k = 1; k < lines; ++k) {
     std::byte* line = obj + k * kLineSize;
-    if (k == 0) {
-      StoreWord(line + 8, old_version.raw);
-      CopyIn(line + 16, line_buf + 16, 48);
-    } else {
-      CopyIn(line, line_buf, kLineSize);
-    }
+    StoreDataWords<0>(line, payload, 40 + 56 * (k - 1));
+    StoreWord(line + 56, ts);
   }
   StoreWord(obj, (allocated ? kAllocBit : 0) | (ts & cluster::kTimestampMask));
 }
 
 void CopyAsOldVersion(const std::byte* head, std::byte* dst, uint32_t lines) {
+  // The caller holds the head's lock, so no install races this copy; the header word goes last,
+  // as for installs, without the lock bit.
   size_t size = lines * kLineSize;
-  RawBytes tmp(size);  // overwritten whole by CopyOut
-  CopyOut(head, tmp.data(), size);
-  uint64_t w0;
-  std::memcpy(&w0, tmp.data(), 8);
-  w0 &= ~kLockBit;
-  // The header word goes last, as for installs.
-  CopyIn(dst + 8, tmp.data() + 8, size - 8);
-  StoreWord(dst, w0);
+  for (size_t off = 8; off < size; off += 8) StoreWord(dst + off, LoadWord(head + off));
+  StoreWord(dst, LoadWord(head) & ~kLockBit);
 }
 
 bool SameReplicaContents(const std::byte* a, const std::byte* b, uint32_t lines) {

@@ -67,14 +67,18 @@ struct UninitializedAllocator : std::allocator<T> {
 };
 using RawBytes = std::vector<std::byte, UninitializedAllocator<std::byte>>;
 
-// A copy of an object's bytes taken with CopyOut (descending).
-struct ObjectCopy {
-  RawBytes raw;
-  uint64_t header() const;
-  Addr old_version() const;
-  ReadCheck Check() const;
-  RawBytes Payload() const;
+// What one read of an object saw besides its payload.
+struct ObjectHead {
+  uint64_t header = 0;
+  Addr old_version;
+  ReadCheck check = ReadCheck::kOk;
 };
+
+// Reads the `lines`-line object at `src` straight into payload form: the payload goes to
+// `payload` (PayloadCapacity(lines) bytes), the header and old-version pointer are returned with
+// the consistency check (locked, torn or ok). Words are loaded in CopyOut's descending order, so
+// `src` may be a replica's live memory (a local read, FaRM §3) or a one-sided read's destination.
+ObjectHead CopyPayloadOut(const std::byte* src, uint32_t lines, std::byte* payload);
 
 // Local-memory operations on an object at `obj` (a primary's or backup's replica).
 // REQUIRES for Install: the caller holds the object's lock (or is a backup applying in

@@ -78,14 +78,15 @@ std::unexpected<TxnError> NotAllocated() {
 
 // A copy of `addr`'s head at `primary` that is neither torn nor locked. Torn copies are retried;
 // a head that stays locked aborts (FaRMv2 §4.7 early abort).
-std::expected<void, TxnError> Txn::ReadHead(MachineId primary, Addr addr, ObjectCopy& copy) {
+std::expected<ObjectHead, TxnError> Txn::ReadHead(MachineId primary, Addr addr, uint32_t lines,
+                                                    std::byte* payload) {
   TxnEngine& engine = worker_->engine();
   auto locked_deadline = std::chrono::steady_clock::time_point::max();
   for (;;) {
-    if (!engine.ReadFromPrimary(primary, addr, copy.raw)) return Invalid();
-    ReadCheck check = copy.Check();
-    if (check == ReadCheck::kOk) return {};
-    if (check == ReadCheck::kTorn) {
+    auto head = engine.ReadObjectFromPrimary(primary, addr, lines, payload, remote_read_);
+    if (!head) return Invalid();
+    if (head->check == ReadCheck::kOk) return *head;
+    if (head->check == ReadCheck::kTorn) {
       engine.counters().torn_read_retries.fetch_add(1, std::memory_order_relaxed);
     } else if (locked_deadline == std::chrono::steady_clock::time_point::max()) {
       locked_deadline = std::chrono::steady_clock::now() + engine.options().locked_read_wait;
@@ -119,16 +120,17 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   if (!lines) return std::unexpected(lines.error());
   auto primary = machine.PrimaryOf(addr.region());
   if (!primary) return Invalid();
-  // The copy buffer is the transaction's, reused across reads: only the payload kept below is
-  // allocated per object.
-  ObjectCopy& copy = read_copy_;
-  copy.raw.resize(*lines * kLineSize);
+  // Reads copy straight into the payload the read set keeps.
+  RawBytes payload(PayloadCapacity(*lines));
+  ObjectHead head;
   // Single-version mode aborts below on any newer head instead.
   bool doomed_by_old_versions = engine.options().multi_version && options_.isolation == Isolation::kSerializable &&
                                 (!writes_.empty() || options_.expect_writes);
   for (int advances = 0;; ++advances) {
-    if (auto head = ReadHead(*primary, addr, copy); !head) return std::unexpected(head.error());
-    if (HeaderTs(copy.header()) <= read_ts_ || !doomed_by_old_versions) break;
+    auto read = ReadHead(*primary, addr, *lines, payload.data());
+    if (!read) return std::unexpected(read.error());
+    head = *read;
+    if (HeaderTs(head.header) <= read_ts_ || !doomed_by_old_versions) break;
     // A serializable transaction with writes that reads a version older than the head would
     // fail validation (§4.7). If nothing it read has changed, it reads at a later R instead.
     if (advances == kMaxReadTsAdvances || !AdvanceReadTimestampIfUnchanged()) {
@@ -138,22 +140,24 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   auto& fetched = *primary == machine.id() ? engine.counters().local_reads
                                                   : engine.counters().remote_reads;
   fetched.fetch_add(1, std::memory_order_relaxed);
-  if (HeaderTs(copy.header()) > read_ts_) {
+  if (HeaderTs(head.header) > read_ts_) {
     if (!engine.options().multi_version) return Fail(AbortReason::kOldVersionGone);
     // Walk the chain. Every version passed has a creator with W > R >= GC, so none is freed.
     for (;;) {
-      Addr old = copy.old_version();
+      Addr old = head.old_version;
       if (old.null()) return Fail(AbortReason::kOldVersionGone);
       auto old_primary = machine.PrimaryOf(old.region());
       if (!old_primary) return std::unexpected(TxnError{TxnErrorCode::kInternal});
-      if (!engine.ReadFromPrimary(*old_primary, old, copy.raw) || HeaderLocked(copy.header())) {
+      auto read = engine.ReadObjectFromPrimary(*old_primary, old, *lines, payload.data(), remote_read_);
+      if (!read || HeaderLocked(read->header)) {
         // Old versions are never locked: this is freed (poisoned) memory.
         return std::unexpected(TxnError{TxnErrorCode::kInternal});
       }
-      if (HeaderTs(copy.header()) <= read_ts_) break;
+      head = *read;
+      if (HeaderTs(head.header) <= read_ts_) break;
     }
   }
-  ReadEntry e{HeaderTs(copy.header()), *lines, HeaderAllocated(copy.header()), copy.Payload()};
+  ReadEntry e{HeaderTs(head.header), *lines, HeaderAllocated(head.header), std::move(payload)};
   return &reads_.emplace(addr, std::move(e)).first->second;
 }
 

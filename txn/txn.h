@@ -256,7 +256,8 @@ class Txn {
   // allocations; counts an abort reason only for kAborted.
   std::unexpected<TxnError> Fail(TxnError error);
   std::expected<const ReadEntry*, TxnError> ReadObject(Addr addr);
-  std::expected<void, TxnError> ReadHead(MachineId primary, Addr addr, ObjectCopy& copy);
+  std::expected<ObjectHead, TxnError> ReadHead(MachineId primary, Addr addr, uint32_t lines,
+                                               std::byte* payload);
   // "Reads newer than R" above: false if R is fixed or something read has changed (R has then
   // moved anyway; the caller aborts).
   bool AdvanceReadTimestampIfUnchanged();
@@ -286,7 +287,7 @@ class Txn {
   bool read_ts_pinned_ = false;
   std::optional<TxnError> error_;
   std::map<Addr, ReadEntry> reads_;
-  ObjectCopy read_copy_;  // ReadObject's one-sided read destination
+  RawBytes remote_read_;  // one-sided reads' destination, reused across ReadObject calls
   std::map<Addr, WriteEntry> writes_;
   struct Validation {
     Timestamp version;  // first seen
