@@ -144,7 +144,6 @@ std::expected<FrontendMessage, Connection::ReadFailure> Connection::ReadMessage(
     }
   }
   auto message = DecodeMessage(header[0], body);
-  if (body.capacity() > kKeptBodyBytes) std::string().swap(body);
   if (!message) return std::unexpected(ReadFailure{ReadStatus::kOk, message.error()});
   return std::move(*message);
 }
@@ -323,6 +322,8 @@ void Connection::Serve() {
           // that failed early leaves the client still sending them).
         },
         *message);
+    // Given back only once the message is handled: a decoded Bind's values point into it.
+    if (body_.capacity() > kKeptBodyBytes) std::string().swap(body_);
     if (fatal_) {
       SendFatal(*fatal_);
       return;

@@ -126,8 +126,9 @@ class Connection : private sql::ResultSink {
   const std::string peer_text_;
 
   std::string out_;
-  // ReadMessage's body buffer, kept across messages (DecodeMessage copies what it keeps) so a
-  // Bind or Execute allocates none; one grown past kKeptBodyBytes is given back after use.
+  // ReadMessage's body buffer, kept across messages so a Bind or Execute allocates none; one
+  // grown past kKeptBodyBytes is given back once Serve has handled its message (a decoded Bind's
+  // values point into it).
   std::string body_;
   bool broken_ = false;         // a write failed: the client is gone
   bool registered_ = false;     // cancel_ is in the registry

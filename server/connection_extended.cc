@@ -86,12 +86,7 @@ void Connection::HandleBind(const Bind& bind) {
   if (!param_formats) return ExtendedError(param_formats.error());
   auto result_formats = ToFormats(bind.result_formats);
   if (!result_formats) return ExtendedError(result_formats.error());
-  std::vector<sql::WireValue> values;
-  values.reserve(bind.values.size());
-  for (const auto& v : bind.values) {
-    values.push_back(v ? sql::WireValue(*v) : std::nullopt);
-  }
-  sql::BindParameters params{values, *param_formats, *result_formats, bind.statement};
+  sql::BindParameters params{bind.values, *param_formats, *result_formats, bind.statement};
   auto portal = session_->Bind(statement, params);
   if (!portal) return ExtendedError(portal.error());
   portals_[bind.portal] = std::move(*portal);

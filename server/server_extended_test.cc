@@ -41,7 +41,7 @@ TEST_F(ExtendedTest, ParseBindDescribeExecuteSync) {
   std::vector<BackendMessage> seen;
   EXPECT_EQ(Batch(client_,
                   {Parse{"s1", "SELECT $1", {}}, Describe{'S', "s1"},
-                   Bind{"", "s1", {}, {std::string("hi")}, {}}, Describe{'P', ""},
+                   Bind{"", "s1", {}, {std::string_view("hi")}, {}}, Describe{'P', ""},
                    Execute{"", 0}, Sync{}},
                   &seen),
             "1tT2TDCZ");
@@ -118,10 +118,10 @@ TEST_F(ExtendedTest, BindChecks) {
   EXPECT_EQ(Batch(client_, {Parse{"e", "SELECT $1", {}}, Bind{"", "e", {}, {}, {}}, Sync{}}, &seen), "1EZ");
   EXPECT_EQ(Code(seen[1]), "08P01");
   EXPECT_EQ(Message(seen[1]), "bind message supplies 0 parameters, but prepared statement \"e\" requires 1");
-  EXPECT_EQ(Batch(client_, {Bind{"", "e", {7}, {std::string("x")}, {}}, Sync{}}, &seen), "EZ");
+  EXPECT_EQ(Batch(client_, {Bind{"", "e", {7}, {std::string_view("x")}, {}}, Sync{}}, &seen), "EZ");
   EXPECT_EQ(Code(seen[0]), "22023");
   EXPECT_EQ(Message(seen[0]), "unsupported format code: 7");
-  EXPECT_EQ(Batch(client_, {Bind{"", "e", {}, {std::string("x")}, {0, 0}}, Sync{}}, &seen), "EZ");
+  EXPECT_EQ(Batch(client_, {Bind{"", "e", {}, {std::string_view("x")}, {0, 0}}, Sync{}}, &seen), "EZ");
   EXPECT_EQ(Message(seen[0]), "bind message has 2 result formats but query has 1 columns");
   // NULL parameter and binary result format.
   EXPECT_EQ(Batch(client_, {Bind{"", "e", {}, {std::nullopt}, {1}}, Describe{'P', ""}, Execute{"", 0}, Sync{}},
@@ -133,6 +133,31 @@ TEST_F(ExtendedTest, BindChecks) {
   EXPECT_EQ(Batch(client_, {Parse{"", "ERROR", {}}, Sync{}}, &seen), "EZ");
   EXPECT_EQ(Code(seen[0]), "42601");
   EXPECT_EQ(Batch(client_, {Query{"SELECT 1"}}), "TDCZ");
+}
+
+// A Bind's values are views into the connection's body buffer: the session copies them at Bind,
+// so the Execute after it (read into the same buffer) and a Bind large enough for the buffer to
+// be given back after it (over 64 KiB) still see the values sent.
+TEST(ExtendedBodyBufferTest, BoundValuesSurviveTheMessagesAfterTheBind) {
+  std::string config = kTestConfig;
+  config.replace(config.find("max_message_size = 65536"), 24, "max_message_size = 1MB");
+  TestServer server(config);
+  PgClient client(server.port());
+  ASSERT_TRUE(client.Login("postgres", "postgres"));
+  const std::string big(200 << 10, 'v');
+  std::vector<BackendMessage> seen;
+  EXPECT_EQ(Batch(client,
+                  {Parse{"s", "SELECT $1", {}}, Bind{"big", "s", {}, {std::string_view(big)}, {}},
+                   Bind{"small", "s", {}, {std::string_view("tiny")}, {}}, Execute{"big", 0},
+                   Execute{"small", 0}, Sync{}},
+                  &seen),
+            "122DCDCZ");
+  ASSERT_EQ(seen.size(), 8u);
+  std::string big_row("\0\1", 2);
+  PutInt32(big_row, static_cast<int32_t>(big.size()));
+  big_row += big;
+  EXPECT_TRUE(seen[3].body == big_row) << "the large value came back changed";
+  EXPECT_EQ(seen[5].body, std::string("\0\1\0\0\0\4tiny", 10));
 }
 
 TEST_F(ExtendedTest, ACommitFailingAtSyncIsReportedBeforeReadyForQuery) {

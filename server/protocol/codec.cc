@@ -42,6 +42,12 @@ class BodyReader {
     rest_.remove_prefix(n);
     return s;
   }
+  std::optional<std::string_view> View(size_t n) {  // into the body, not a copy
+    if (rest_.size() < n) return std::nullopt;
+    std::string_view v = rest_.substr(0, n);
+    rest_.remove_prefix(n);
+    return v;
+  }
   std::optional<char> Byte() {
     if (rest_.empty()) return std::nullopt;
     char c = rest_.front();
@@ -94,9 +100,9 @@ Expected<FrontendMessage, ProtocolError> DecodeBind(BodyReader& r) {
       continue;
     }
     if (slen < 0) return Violation(kBadFormat);
-    auto bytes = r.Bytes(static_cast<size_t>(slen));
+    auto bytes = r.View(static_cast<size_t>(slen));
     if (!bytes) return Violation("insufficient data left in message");
-    bind.values.emplace_back(std::move(*bytes));
+    bind.values.emplace_back(*bytes);
   }
   auto nresults = r.UInt16();
   if (!nresults) return Violation(kBadFormat);

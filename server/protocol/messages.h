@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -47,7 +48,9 @@ struct Bind {  // 'B'
   std::string portal;
   std::string statement;
   std::vector<int16_t> param_formats;
-  std::vector<std::optional<std::string>> values;  // nullopt: SQL NULL (length -1)
+  // Views into the decoded message body (DecodeMessage's argument), so valid only while it is:
+  // a Bind is handled before the next message is read. nullopt: SQL NULL (length -1).
+  std::vector<std::optional<std::string_view>> values;
   std::vector<int16_t> result_formats;
 };
 struct Describe {  // 'D'
