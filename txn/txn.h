@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <expected>
 #include <map>
+#include <unordered_map>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -286,7 +287,7 @@ class Txn {
   bool finished_ = false;
   bool read_ts_pinned_ = false;
   std::optional<TxnError> error_;
-  std::map<Addr, ReadEntry> reads_;
+  std::unordered_map<Addr, ReadEntry> reads_;  // node-based: ReadObject hands out entry pointers
   RawBytes remote_read_;  // one-sided reads' destination, reused across ReadObject calls
   std::map<Addr, WriteEntry> writes_;
   struct Validation {
