@@ -16,14 +16,6 @@ constexpr size_t kSlotBytes = 8;
 constexpr size_t kOffsetBytes = 4;
 
 template <typename T>
-void AppendLE(std::string& out, T v) {
-  if constexpr (std::endian::native == std::endian::big) v = std::byteswap(v);
-  char buf[sizeof(T)];
-  std::memcpy(buf, &v, sizeof(T));
-  out.append(buf, sizeof(T));
-}
-
-template <typename T>
 void StoreLE(char* p, T v) {
   if constexpr (std::endian::native == std::endian::big) v = std::byteswap(v);
   std::memcpy(p, &v, sizeof(T));
@@ -159,40 +151,46 @@ struct PatchedColumns {
   }
 };
 
-// The row layout (row.h) over any source of columns.
+// The row layout (row.h) over any source of columns. The bitmaps go first, counting the slots
+// and offsets they imply, so every fixed-width slot is then stored in place and the buffer is
+// allocated once (strings exactly; a fresh numeric may grow it).
 template <typename Columns>
 std::string Encode(const RowSchema& schema, const Columns& columns) {
   const size_t n = schema.columns.size();
   const size_t bitmap_bytes = (n + 7) / 8;
-  // One allocation for the common row: a slot or an end offset per column, strings exactly.
-  size_t size_hint = kHeaderBytes + 2 * bitmap_bytes + kSlotBytes * n;
-  for (size_t i = 0; i < n; ++i) {
-    if (IsVariableWidth(schema.columns[i]) && !columns.IsNull(i)) size_hint += columns.SizeHint(i);
-  }
-  std::string out;
-  out.reserve(size_hint);
-  AppendLE<uint16_t>(out, schema.version);
-  AppendLE<uint16_t>(out, static_cast<uint16_t>(n));
-  out.append(2 * bitmap_bytes, '\0');
-  size_t var_count = 0;
+  const size_t null_at = kHeaderBytes, variable_at = kHeaderBytes + bitmap_bytes;
+  std::string out(kHeaderBytes + 2 * bitmap_bytes, '\0');
+  StoreLE<uint16_t>(out.data(), schema.version);
+  StoreLE<uint16_t>(out.data() + 2, static_cast<uint16_t>(n));
+  auto bit = [&](size_t at, size_t i) { return (out[at + i / 8] >> (i % 8)) & 1; };
+  size_t fixed_count = 0, var_count = 0, var_bytes = 0;
   for (size_t i = 0; i < n; ++i) {
     const bool variable = IsVariableWidth(schema.columns[i]);
     const bool is_null = columns.IsNull(i);
-    if (is_null) out[kHeaderBytes + i / 8] |= static_cast<char>(1 << (i % 8));
-    if (variable) out[kHeaderBytes + bitmap_bytes + i / 8] |= static_cast<char>(1 << (i % 8));
+    if (is_null) out[null_at + i / 8] |= static_cast<char>(1 << (i % 8));
+    if (variable) out[variable_at + i / 8] |= static_cast<char>(1 << (i % 8));
     if (is_null) continue;
     if (variable) {
       ++var_count;
+      var_bytes += columns.SizeHint(i);
     } else {
-      AppendLE<uint64_t>(out, columns.Slot(i));
+      ++fixed_count;
     }
   }
-  const size_t offsets_at = out.size();
-  out.append(var_count * kOffsetBytes, '\0');
-  const size_t var_at = out.size();
-  size_t k = 0;
+  const size_t fixed_at = out.size();
+  const size_t offsets_at = fixed_at + kSlotBytes * fixed_count;
+  const size_t var_at = offsets_at + kOffsetBytes * var_count;
+  out.reserve(var_at + var_bytes);
+  out.resize(var_at);
+  char* slot = out.data() + fixed_at;
   for (size_t i = 0; i < n; ++i) {
-    if (!IsVariableWidth(schema.columns[i]) || columns.IsNull(i)) continue;
+    if (bit(null_at, i) || bit(variable_at, i)) continue;
+    StoreLE<uint64_t>(slot, columns.Slot(i));
+    slot += kSlotBytes;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n && k < var_count; ++i) {
+    if (bit(null_at, i) || !bit(variable_at, i)) continue;
     columns.AppendVariable(out, i);
     StoreLE<uint32_t>(out.data() + offsets_at + kOffsetBytes * k++, static_cast<uint32_t>(out.size() - var_at));
   }
