@@ -124,9 +124,10 @@ bool Connection::ReadBytes(char* out, size_t n, ReadFailure& failure) {
 }
 
 std::expected<FrontendMessage, Connection::ReadFailure> Connection::ReadMessage(Phase phase) {
-  ReadFailure failure{ReadStatus::kOk, {}};
+  // The failure is built only on the way out: a ProtocolError costs a string per message.
+  auto failed = [](ReadStatus status) { return std::unexpected(ReadFailure{status, {}}); };
   char header[5];
-  if (!ReadBytes(header, sizeof header, failure)) return std::unexpected(failure);
+  if (ReadStatus s = channel_.ReadExact(header, sizeof header); s != ReadStatus::kOk) return failed(s);
   auto body_length = CheckMessageHeader(header[0], GetInt32({header, sizeof header}, 1), phase,
                                         env_.config->max_message_size);
   if (!body_length) return std::unexpected(ReadFailure{ReadStatus::kOk, body_length.error()});
@@ -135,12 +136,12 @@ std::expected<FrontendMessage, Connection::ReadFailure> Connection::ReadMessage(
   while (body.size() < *body_length) {
     size_t have = body.size();
     body.resize(std::min<size_t>(*body_length, have + kReadChunk));
-    if (!ReadBytes(body.data() + have, body.size() - have, failure)) {
+    if (ReadStatus s = channel_.ReadExact(body.data() + have, body.size() - have); s != ReadStatus::kOk) {
       // A message cut off by EOF: the client may still read (half-close), so say why.
-      if (failure.status == ReadStatus::kClosed) {
-        failure = ReadFailure{ReadStatus::kOk, ProtocolError{"08P01", "unexpected EOF within message"}};
+      if (s == ReadStatus::kClosed) {
+        return std::unexpected(ReadFailure{ReadStatus::kOk, ProtocolError{"08P01", "unexpected EOF within message"}});
       }
-      return std::unexpected(failure);
+      return failed(s);
     }
   }
   auto message = DecodeMessage(header[0], body);

@@ -184,10 +184,25 @@ Expected<FrontendMessage, ProtocolError> DecodeBody(char type, BodyReader& r) {
   }
 }
 
-bool IsKnownType(char type) { return std::strchr("QPBDECSHXdcfpF", type) != nullptr && type; }
+bool IsKnownType(char type) {
+  switch (type) {
+    case 'Q': case 'P': case 'B': case 'D': case 'E': case 'C': case 'S':
+    case 'H': case 'X': case 'd': case 'c': case 'f': case 'p': case 'F':
+      return true;
+    default:
+      return false;
+  }
+}
 
 // Types whose body never carries user data get postgres.c's small limit.
-bool IsSmallType(char type) { return std::strchr("DECSHXc", type) != nullptr; }
+bool IsSmallType(char type) {
+  switch (type) {
+    case 'D': case 'E': case 'C': case 'S': case 'H': case 'X': case 'c':
+      return true;
+    default:
+      return false;
+  }
+}
 
 }  // namespace
 
