@@ -456,16 +456,19 @@ Value Table::Column(const StoredRow& row, size_t i) const {
   return row.view_.Get(i, d.schema.columns[i]);
 }
 
-std::vector<Value> Table::Columns(const StoredRow& row) const { return Columns(row, {}); }
-
-std::vector<Value> Table::Columns(const StoredRow& row, const std::vector<bool>& wanted) const {
-  const std::vector<TypeId>& types = descriptor_->schema.columns;
+std::vector<Value> Table::Columns(const StoredRow& row) const {
   std::vector<Value> out;
+  Columns(row, {}, out);
+  return out;
+}
+
+void Table::Columns(const StoredRow& row, const std::vector<bool>& wanted, std::vector<Value>& out) const {
+  const std::vector<TypeId>& types = descriptor_->schema.columns;
+  out.clear();
   out.reserve(types.size());
   for (size_t i = 0; i < types.size(); ++i) {
     out.push_back(wanted.empty() || wanted[i] ? Column(row, i) : Value::Null(types[i]));
   }
-  return out;
 }
 
 StorageResult<std::vector<Addr>> Table::RowAddrs(txn::Txn& t) const {

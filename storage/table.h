@@ -197,9 +197,10 @@ class Table {
   Value Column(const StoredRow& row, size_t i) const;
   // Every column of `row` (schema order).
   std::vector<Value> Columns(const StoredRow& row) const;
-  // The columns `wanted` names (by position; empty: every one), the others as NULLs of their
-  // types: a query that reads few columns of a wide row decodes only those.
-  std::vector<Value> Columns(const StoredRow& row, const std::vector<bool>& wanted) const;
+  // Replaces `out` with the columns `wanted` names (by position; empty: every one), the others
+  // as NULLs of their types: a query that reads few columns of a wide row decodes only those.
+  // `out` keeps its capacity, so a scan that reuses one row allocates it once.
+  void Columns(const StoredRow& row, const std::vector<bool>& wanted, std::vector<Value>& out) const;
 
   // CREATE INDEX on a possibly non-empty table: allocates the index and fills it from every row
   // in `t`. kDuplicateKey (error.index = secondary.size() + 1) if a unique index finds two rows

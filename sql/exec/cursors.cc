@@ -49,6 +49,7 @@ class ValuesCursor final : public Cursor {
   std::expected<bool, Error> Next(Row& row) override {
     if (next_ >= node_.rows.size()) return false;
     row.clear();
+    row.reserve(node_.rows[next_].size());
     // VALUES items may be correlated to an enclosing query's row only, so ctx.row is irrelevant.
     for (const BoundExprPtr& e : node_.rows[next_]) {
       auto v = Evaluate(*e, ctx_);
@@ -91,6 +92,7 @@ class ProjectCursor final : public Cursor {
     auto more = child_->Next(input_);
     if (!more || !*more) return more;
     row.clear();
+    row.reserve(node_.exprs.size());
     for (const BoundExprPtr& e : node_.exprs) {
       auto v = EvaluateOn(*e, input_, ctx_);
       if (!v) return std::unexpected(v.error());

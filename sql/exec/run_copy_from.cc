@@ -140,6 +140,7 @@ std::expected<StatementOutput, Error> RunCopyFrom(const CopyStmt& stmt, const In
           MakeError("22P04", fmt::format("missing data for column \"{}\"", table.columns[plan.targets[fields.size()]].attname)));
     }
     Row input;
+    input.reserve(fields.size());
     for (size_t i = 0; i < fields.size(); ++i) {
       const storage::ColumnDesc& column = table.columns[plan.targets[i]];
       if (!fields[i]) {

@@ -131,10 +131,11 @@ RowInserter::RowInserter(const InsertPlan& plan, ExecContext& ctx)
 
 RowInserter::~RowInserter() = default;
 
-std::expected<bool, Error> RowInserter::Insert(const Row& input) {
+std::expected<bool, Error> RowInserter::Insert(Row& input) {
   Row row;
+  row.reserve(plan_.table->columns.size());
   for (const storage::ColumnDesc& c : plan_.table->columns) row.push_back(Value::Null(c.type));
-  for (size_t i = 0; i < plan_.targets.size(); ++i) row[plan_.targets[i]] = input[i];
+  for (size_t i = 0; i < plan_.targets.size(); ++i) row[plan_.targets[i]] = std::move(input[i]);
   for (size_t c = 0; c < plan_.defaults.size(); ++c) {
     if (!plan_.defaults[c]) continue;
     auto v = Evaluate(*plan_.defaults[c], ctx_);
@@ -215,7 +216,7 @@ std::expected<StatementOutput, Error> RunInsert(const InsertPlan& plan, ExecCont
   }
   StatementOutput out;
   out.rows = std::move(inserter.returned());
-  out.tag = fmt::format("INSERT 0 {}", inserted);
+  out.tag = "INSERT 0 " + std::to_string(inserted);  // not fmt: this runs per statement
   return out;
 }
 
@@ -331,7 +332,7 @@ std::expected<StatementOutput, Error> RunUpdate(const std::shared_ptr<const DmlP
       out.rows.push_back(std::move(*ret));
     }
   }
-  out.tag = fmt::format("UPDATE {}", rows->size());
+  out.tag = "UPDATE " + std::to_string(rows->size());
   return out;
 }
 
@@ -348,7 +349,7 @@ std::expected<StatementOutput, Error> RunDelete(const DeletePlan& plan, ExecCont
       out.rows.push_back(std::move(*ret));
     }
   }
-  out.tag = fmt::format("DELETE {}", rows->size());
+  out.tag = "DELETE " + std::to_string(rows->size());
   return out;
 }
 

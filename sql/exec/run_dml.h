@@ -20,9 +20,10 @@ class RowInserter {
   RowInserter(const InsertPlan& plan, ExecContext& ctx);
   ~RowInserter();
 
-  // Inserts one row from the values of plan.targets' columns (already of their types). False
-  // when ON CONFLICT skipped it (DO NOTHING, or DO UPDATE's WHERE did not hold).
-  std::expected<bool, Error> Insert(const Row& input);
+  // Inserts one row from the values of plan.targets' columns (already of their types), moving
+  // them out of `input`. False when ON CONFLICT skipped it (DO NOTHING, or DO UPDATE's WHERE did
+  // not hold).
+  std::expected<bool, Error> Insert(Row& input);
   // RETURNING's rows so far.
   std::vector<Row>& returned() { return returned_; }
 

@@ -41,6 +41,7 @@ std::expected<std::unique_ptr<TableScanCursor>, Error> TableScanCursor::Open(con
   std::unique_ptr<TableScanCursor> cursor(new TableScanCursor(node, ctx, std::move(table)));
   const IndexAccess& access = node.access;
   std::vector<Value> prefix;
+  prefix.reserve(access.equal.size() + 1);  // + a range bound's value
   for (const BoundExprPtr& e : access.equal) {
     auto v = KeyValue(*e, ctx);
     if (!v) return std::unexpected(v.error());
@@ -112,7 +113,7 @@ std::expected<bool, Error> TableScanCursor::Next(Row& row) {
       if (!*more) return false;
     }
     const storage::StoredRow& stored = this->stored();
-    row = table_->Columns(stored, node_.columns);
+    table_->Columns(stored, node_.columns, row);
     if (node_.row_addr) row.push_back(Value::Int(TypeId::kInt8, static_cast<int64_t>(stored.addr().raw)));
     if (!node_.filter) return true;
     auto keep = Holds(*node_.filter, row, ctx_);
