@@ -89,6 +89,38 @@ std::expected<Value, Error> EvalScalarArrayOp(const BoundExpr& e, ExecContext& c
   return saw_null ? Value::Null(TypeId::kBool) : Value::Bool(e.all);
 }
 
+// A binary operator's operand: read in place when it is a constant, parameter or column (the
+// usual case in WHERE clauses and SET lists, where a copy would duplicate strings and numerics
+// only to compare or add them), else evaluated into `scratch`.
+std::expected<const Value*, Error> Operand(const BoundExpr& e, ExecContext& ctx, Value& scratch) {
+  switch (e.kind) {
+    case BoundKind::kConst:
+      return &e.value;
+    case BoundKind::kParam:
+      return &ctx.params[e.param_index];
+    case BoundKind::kColumn:
+      return e.levels_up == 0 ? &ctx.row[e.column] : &ctx.outer[ctx.outer.size() - e.levels_up][e.column];
+    default: {
+      auto v = Evaluate(e, ctx);
+      if (!v) return std::unexpected(v.error());
+      scratch = std::move(*v);
+      return &scratch;
+    }
+  }
+}
+
+// Comparison and arithmetic: strict (NULL if either operand is), operands read in place.
+std::expected<Value, Error> EvalBinary(const BoundExpr& e, ExecContext& ctx) {
+  Value scratch[2];
+  auto l = Operand(*e.args[0], ctx, scratch[0]);
+  if (!l) return std::unexpected(l.error());
+  auto r = Operand(*e.args[1], ctx, scratch[1]);
+  if (!r) return std::unexpected(r.error());
+  if ((*l)->IsNull() || (*r)->IsNull()) return Value::Null(e.type);
+  if (e.kind == BoundKind::kCompare) return Value::Bool(CompareHolds(e.compare, CompareValues(**l, **r)));
+  return EvalArith(e.arith, e.type, **l, **r);
+}
+
 }  // namespace
 
 std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
@@ -111,6 +143,9 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
       return EvalLogic(e, ctx);
     case BoundKind::kCase:
       return EvalCase(e, ctx);
+    case BoundKind::kCompare:
+    case BoundKind::kArith:
+      return EvalBinary(e, ctx);
     case BoundKind::kCoalesce:
       for (const BoundExprPtr& arg : e.args) {
         auto v = Evaluate(*arg, ctx);
@@ -177,12 +212,8 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
       if (!v || e.typmod < 0) return v;
       return ApplyTypmod(std::move(*v), e.typmod, e.assignment);
     }
-    case BoundKind::kArith:
-      return EvalArith(e.arith, e.type, args[0], args[1]);
     case BoundKind::kNegate:
       return EvalNegate(args[0]);
-    case BoundKind::kCompare:
-      return Value::Bool(CompareHolds(e.compare, CompareValues(args[0], args[1])));
     case BoundKind::kConcat:
       return Value::Str(e.type, args[0].AsString() + args[1].AsString());
     case BoundKind::kNot:
