@@ -464,10 +464,13 @@ std::vector<Value> Table::Columns(const StoredRow& row) const {
 
 void Table::Columns(const StoredRow& row, const std::vector<bool>& wanted, std::vector<Value>& out) const {
   const std::vector<TypeId>& types = descriptor_->schema.columns;
-  out.clear();
-  out.reserve(types.size());
+  out.resize(types.size());
   for (size_t i = 0; i < types.size(); ++i) {
-    out.push_back(wanted.empty() || wanted[i] ? Column(row, i) : Value::Null(types[i]));
+    if (wanted.empty() || wanted[i]) {
+      out[i] = Column(row, i);
+    } else if (!out[i].IsNull() || out[i].type != types[i]) {
+      out[i] = Value::Null(types[i]);  // else already so: a scan's previous row left it
+    }
   }
 }
 

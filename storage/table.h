@@ -199,7 +199,8 @@ class Table {
   std::vector<Value> Columns(const StoredRow& row) const;
   // Replaces `out` with the columns `wanted` names (by position; empty: every one), the others
   // as NULLs of their types: a query that reads few columns of a wide row decodes only those.
-  // `out` keeps its capacity, so a scan that reuses one row allocates it once.
+  // `out`'s values are reused, so a scan that decodes into one row allocates it once and does
+  // not rebuild the NULLs of columns it never reads.
   void Columns(const StoredRow& row, const std::vector<bool>& wanted, std::vector<Value>& out) const;
 
   // CREATE INDEX on a possibly non-empty table: allocates the index and fills it from every row
