@@ -89,7 +89,7 @@ std::expected<Value, Error> EvalScalarArrayOp(const BoundExpr& e, ExecContext& c
   return saw_null ? Value::Null(TypeId::kBool) : Value::Bool(e.all);
 }
 
-// A binary operator's operand: read in place when it is a constant, parameter or column (the
+// An operator's operand: read in place when it is a constant, parameter or column (the
 // usual case in WHERE clauses and SET lists, where a copy would duplicate strings and numerics
 // only to compare or add them), else evaluated into `scratch`.
 std::expected<const Value*, Error> Operand(const BoundExpr& e, ExecContext& ctx, Value& scratch) {
@@ -146,6 +146,13 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
     case BoundKind::kCompare:
     case BoundKind::kArith:
       return EvalBinary(e, ctx);
+    case BoundKind::kIsNull:
+    case BoundKind::kIsNotNull: {
+      Value scratch;
+      auto v = Operand(*e.args[0], ctx, scratch);
+      if (!v) return std::unexpected(v.error());
+      return Value::Bool((*v)->IsNull() == (e.kind == BoundKind::kIsNull));
+    }
     case BoundKind::kCoalesce:
       for (const BoundExprPtr& arg : e.args) {
         auto v = Evaluate(*arg, ctx);
@@ -173,10 +180,6 @@ std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
     args[i] = std::move(*v);
   }
   switch (e.kind) {
-    case BoundKind::kIsNull:
-      return Value::Bool(args[0].IsNull());
-    case BoundKind::kIsNotNull:
-      return Value::Bool(!args[0].IsNull());
     case BoundKind::kNullIf:
       if (!args[0].IsNull() && !args[1].IsNull() && CompareValues(args[0], args[1]) == 0) return Value::Null(e.type);
       return args[0];
