@@ -89,10 +89,9 @@ std::expected<Value, Error> EvalScalarArrayOp(const BoundExpr& e, ExecContext& c
   return saw_null ? Value::Null(TypeId::kBool) : Value::Bool(e.all);
 }
 
-// An operator's operand: read in place when it is a constant, parameter or column (the
-// usual case in WHERE clauses and SET lists, where a copy would duplicate strings and numerics
-// only to compare or add them), else evaluated into `scratch`.
-std::expected<const Value*, Error> Operand(const BoundExpr& e, ExecContext& ctx, Value& scratch) {
+// The value of a constant, parameter or column expression where it lives; nullptr for any
+// other expression, which has to be evaluated.
+const Value* InPlace(const BoundExpr& e, const ExecContext& ctx) {
   switch (e.kind) {
     case BoundKind::kConst:
       return &e.value;
@@ -100,13 +99,20 @@ std::expected<const Value*, Error> Operand(const BoundExpr& e, ExecContext& ctx,
       return &ctx.params[e.param_index];
     case BoundKind::kColumn:
       return e.levels_up == 0 ? &ctx.row[e.column] : &ctx.outer[ctx.outer.size() - e.levels_up][e.column];
-    default: {
-      auto v = Evaluate(e, ctx);
-      if (!v) return std::unexpected(v.error());
-      scratch = std::move(*v);
-      return &scratch;
-    }
+    default:
+      return nullptr;
   }
+}
+
+// An operator's operand: read in place when it can be (the usual case in WHERE clauses and SET
+// lists, where a copy would duplicate strings and numerics only to compare or add them), else
+// evaluated into `scratch`.
+std::expected<const Value*, Error> Operand(const BoundExpr& e, ExecContext& ctx, Value& scratch) {
+  if (const Value* v = InPlace(e, ctx)) return v;
+  auto v = Evaluate(e, ctx);
+  if (!v) return std::unexpected(v.error());
+  scratch = std::move(*v);
+  return &scratch;
 }
 
 // Comparison and arithmetic: strict (NULL if either operand is), operands read in place.
@@ -124,13 +130,8 @@ std::expected<Value, Error> EvalBinary(const BoundExpr& e, ExecContext& ctx) {
 }  // namespace
 
 std::expected<Value, Error> Evaluate(const BoundExpr& e, ExecContext& ctx) {
+  if (const Value* v = InPlace(e, ctx)) return *v;
   switch (e.kind) {
-    case BoundKind::kConst:
-      return e.value;
-    case BoundKind::kParam:
-      return ctx.params[e.param_index];
-    case BoundKind::kColumn:
-      return e.levels_up == 0 ? ctx.row[e.column] : ctx.outer[ctx.outer.size() - e.levels_up][e.column];
     case BoundKind::kSubquery:
     case BoundKind::kExists:
     case BoundKind::kInSubquery:
