@@ -136,7 +136,7 @@ void Server::Accept(int listener) {
   ConnectionEnv env{&config_, &secrets_, &engine_, &registry_, &log_};
   std::thread thread([this, env, fd, id, peer_ip, peer_text, done] {
     {
-      SocketChannel channel(fd, stop_pipe_[0]);
+      SocketChannel channel(fd, open_sockets_);
       Connection connection(env, channel, id, peer_ip, peer_text);
       connection.Run();
     }
@@ -168,7 +168,8 @@ void Server::Stop() {
   if (accept_thread_.joinable()) accept_thread_.join();
   for (int fd : listeners_) ::close(fd);
   listeners_.clear();
-  // Statements running now stop at their next safe point; idle connections see the stop pipe.
+  // Statements running now stop at their next safe point; idle connections' reads return.
+  open_sockets_.Stop();
   registry_.CancelAll();
   ReapWorkers(true);
   for (int& fd : stop_pipe_) {

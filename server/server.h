@@ -27,6 +27,7 @@
 #include "server/auth/secrets.h"
 #include "server/cancel_registry.h"
 #include "server/config.h"
+#include "server/socket_channel.h"
 #include "sql/session.h"
 
 namespace farmdb::server {
@@ -65,7 +66,8 @@ class Server {
   CancelRegistry registry_;
 
   std::vector<int> listeners_;
-  int stop_pipe_[2] = {-1, -1};  // readable once Stop begins; every poll watches it
+  int stop_pipe_[2] = {-1, -1};  // readable once Stop begins; the accept loop watches it
+  OpenSockets open_sockets_;
   int port_ = 0;
   std::string listen_address_;
   int32_t next_id_ = 1;           // accept thread only

@@ -1,5 +1,6 @@
 #include "server/socket_channel.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -18,9 +19,35 @@ constexpr size_t kLingerBytes = 64 << 20;
 
 }  // namespace
 
-SocketChannel::SocketChannel(int fd, int stop_fd) : fd_(fd), stop_fd_(stop_fd) {}
+void OpenSockets::Add(int fd) {
+  std::lock_guard lock(mu_);
+  fds_.insert(fd);
+  if (stopping_) ::shutdown(fd, SHUT_RD);
+}
+
+void OpenSockets::Remove(int fd) {
+  std::lock_guard lock(mu_);
+  fds_.erase(fd);
+}
+
+void OpenSockets::Stop() {
+  std::lock_guard lock(mu_);
+  stopping_ = true;
+  for (int fd : fds_) ::shutdown(fd, SHUT_RD);
+}
+
+bool OpenSockets::Stopping() const {
+  std::lock_guard lock(mu_);
+  return stopping_;
+}
+
+SocketChannel::SocketChannel(int fd, OpenSockets& sockets) : fd_(fd), sockets_(sockets) {
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+  sockets_.Add(fd_);
+}
 
 SocketChannel::~SocketChannel() {
+  sockets_.Remove(fd_);
   ::shutdown(fd_, SHUT_WR);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMs);
   size_t drained = 0;
@@ -38,11 +65,6 @@ SocketChannel::~SocketChannel() {
   ::close(fd_);
 }
 
-bool SocketChannel::Stopping() const {
-  pollfd p{stop_fd_, POLLIN, 0};
-  return ::poll(&p, 1, 0) == 1;
-}
-
 ReadStatus SocketChannel::ReadExact(char* out, size_t n) {
   while (n > 0) {
     if (offset_ < filled_) {
@@ -53,18 +75,13 @@ ReadStatus SocketChannel::ReadExact(char* out, size_t n) {
       n -= take;
       continue;
     }
-    pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return ReadStatus::kClosed;
-    }
-    if (fds[1].revents & POLLIN) return ReadStatus::kStopping;
     if (!buffer_) buffer_ = std::make_unique_for_overwrite<char[]>(kReadBuffer);
     offset_ = 0;
     filled_ = 0;
     ssize_t got = ::recv(fd_, buffer_.get(), kReadBuffer, 0);
-    if (got < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
-    if (got <= 0) return ReadStatus::kClosed;
+    if (got < 0 && errno == EINTR) continue;
+    // A stop shuts the read side, which ends a blocked recv as if the client had closed.
+    if (got <= 0) return sockets_.Stopping() ? ReadStatus::kStopping : ReadStatus::kClosed;
     filled_ = static_cast<size_t>(got);
   }
   return ReadStatus::kOk;
@@ -72,7 +89,7 @@ ReadStatus SocketChannel::ReadExact(char* out, size_t n) {
 
 bool SocketChannel::WriteAll(std::string_view bytes) {
   while (!bytes.empty()) {
-    ssize_t sent = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    ssize_t sent = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent > 0) {
       bytes.remove_prefix(static_cast<size_t>(sent));
       continue;
@@ -81,7 +98,7 @@ bool SocketChannel::WriteAll(std::string_view bytes) {
     if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       pollfd p{fd_, POLLOUT, 0};
       int ready = ::poll(&p, 1, kStopWriteGraceMs);
-      if (ready == 0 && Stopping()) return false;  // the client stopped reading; do not hang
+      if (ready == 0 && sockets_.Stopping()) return false;  // the client stopped reading; do not hang
       continue;
     }
     return false;

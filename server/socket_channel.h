@@ -1,8 +1,11 @@
-// A Channel over a connected TCP socket, with buffered reads and a stop descriptor.
+// A Channel over a connected TCP socket, with buffered reads, registered in the server's
+// OpenSockets so that stopping the server wakes it.
 //
-// Reads wait on the socket and on `stop_fd` (readable once the server stops), so a connection
-// blocked on its client notices shutdown. Writes wait only on the socket, giving up if the
-// client reads nothing for a while after shutdown began.
+// A read blocks in recv alone: one system call per client round trip, where waiting in poll on
+// the socket and a stop descriptor cost two. Stopping instead shuts the read side of every open
+// socket, so a blocked recv returns and the connection sees kStopping. Writes do not block
+// (MSG_DONTWAIT); they wait for the socket, giving up if the client reads nothing for a while
+// after shutdown began.
 //
 // Closing: the destructor half-closes the socket and discards what the client still sends for
 // a short while before closing it. Closing with unread input would make the kernel send a reset,
@@ -13,15 +16,36 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "server/connection.h"
 
 namespace farmdb::server {
 
+// The sockets of live connections. Stop() shuts their read side and that of any added later.
+// A socket is removed before it is closed, so a stop never shuts a descriptor number that was
+// reused for something else.
+//
+// Thread-safety: all members may be called from any thread.
+class OpenSockets {
+ public:
+  void Add(int fd);
+  void Remove(int fd);
+  void Stop();
+  bool Stopping() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_set<int> fds_;
+  bool stopping_ = false;
+};
+
 class SocketChannel : public Channel {
  public:
-  SocketChannel(int fd, int stop_fd);
+  // Makes `fd` blocking (reads wait in recv) and adds it to `sockets` until destruction.
+  SocketChannel(int fd, OpenSockets& sockets);
   ~SocketChannel() override;
   SocketChannel(const SocketChannel&) = delete;
   SocketChannel& operator=(const SocketChannel&) = delete;
@@ -31,10 +55,8 @@ class SocketChannel : public Channel {
   std::string_view Buffered() const override { return {buffer_.get() + offset_, filled_ - offset_}; }
 
  private:
-  bool Stopping() const;
-
   int fd_;
-  int stop_fd_;
+  OpenSockets& sockets_;
   // Receive buffer, allocated once: bytes [offset_, filled_) are received but not yet consumed.
   // (Resizing a std::string per recv zero-filled 64 KiB each time: half of a SELECT 1's cost.)
   std::unique_ptr<char[]> buffer_;
