@@ -151,6 +151,25 @@ struct PatchedColumns {
   }
 };
 
+// PatchRow's common case, an UPDATE of counters and the like: when every changed column is
+// fixed-width and stays non-NULL, and `old` has this schema's columns, the layout is unchanged,
+// so the new row is the old bytes with those slots overwritten. nullopt otherwise.
+std::optional<std::string> PatchSlots(const RowSchema& schema, const RowView& old,
+                                      std::span<const Value> values, const std::vector<bool>& changed) {
+  const size_t n = schema.columns.size();
+  if (old.schema_version() != schema.version || old.column_count() != n) return std::nullopt;
+  for (size_t i = 0; i < n; ++i) {
+    if (changed[i] && (IsVariableWidth(schema.columns[i]) || values[i].IsNull() || old.IsNull(i))) {
+      return std::nullopt;
+    }
+  }
+  std::string out(old.bytes());
+  for (size_t i = 0; i < n; ++i) {
+    if (changed[i]) StoreLE<uint64_t>(out.data() + old.FixedSlotOffset(i), FixedBits(values[i], schema.columns[i]));
+  }
+  return out;
+}
+
 // The row layout (row.h) over any source of columns. The bitmaps go first, counting the slots
 // and offsets they imply, so every fixed-width slot is then stored in place and the buffer is
 // allocated once (strings exactly; a fresh numeric may grow it).
@@ -205,6 +224,7 @@ std::string EncodeRow(const RowSchema& schema, std::span<const Value> values) {
 
 std::string PatchRow(const RowSchema& schema, const RowView& old, std::span<const Value> missing,
                      std::span<const Value> values, const std::vector<bool>& changed) {
+  if (auto patched = PatchSlots(schema, old, values, changed)) return *std::move(patched);
   return Encode(schema, PatchedColumns(schema, old, missing, values, changed));
 }
 
@@ -260,9 +280,11 @@ size_t RowView::CountBefore(size_t i, bool variable) const {
 
 bool RowView::IsNull(size_t i) const { return Bit(kHeaderBytes, i); }
 
-uint64_t RowView::FixedSlot(size_t i) const {
-  return LoadLE<uint64_t>(bytes_.data() + fixed_offset_ + kSlotBytes * CountBefore(i, false));
+size_t RowView::FixedSlotOffset(size_t i) const {
+  return fixed_offset_ + kSlotBytes * CountBefore(i, false);
 }
+
+uint64_t RowView::FixedSlot(size_t i) const { return LoadLE<uint64_t>(bytes_.data() + FixedSlotOffset(i)); }
 
 std::string_view RowView::GetBytes(size_t i) const {
   const size_t k = CountBefore(i, true);

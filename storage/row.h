@@ -63,6 +63,8 @@ class RowView {  // borrows the bytes; no copy until a Value is materialised
   // REQUIRES: i < column_count(), column i non-null and fixed-width. The slot's 8 bytes: the
   // value of an integer, date or timestamp column; a bool's 0/1 or a float's bits otherwise.
   int64_t GetInt(size_t i) const;
+  // REQUIRES: as GetInt. Where column i's slot starts in bytes().
+  size_t FixedSlotOffset(size_t i) const;
   // Every column's stored bytes, found in one pass (the accessors above count bitmap bits for
   // each column): the 8-byte slot of a fixed-width column, the bytes of a variable-width one,
   // nullopt for NULL. One entry per column of the row (column_count()).
