@@ -218,7 +218,7 @@ bool Txn::ValidatePhase(bool read_only) {
     }
     // Skipped: done above (a serializable transaction keeps its read set when it moves R, so
     // the versions agree), or seen at the R a read-only transaction commits at.
-    if (serializable && !read_only && reads_.contains(addr)) continue;
+    if (serializable && !read_only && reads_.Contains(addr)) continue;
     if (read_only && v.seen_at == read_ts_) continue;
     checks.Add(addr, v.version);
   }

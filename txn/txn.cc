@@ -63,7 +63,7 @@ std::expected<void, TxnError> Txn::RefreshReadTimestamp() {
     return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
   }
   read_ts_ = worker_->AdvanceReadTimestamp(read_ts_, options_.strict);
-  reads_.clear();
+  reads_.Clear();
   return {};
 }
 
@@ -113,7 +113,7 @@ bool Txn::AdvanceReadTimestampIfUnchanged() {
 // (FaRMv2 §4.4).
 std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   if (error_) return std::unexpected(*error_);
-  if (auto it = reads_.find(addr); it != reads_.end()) return &it->second;
+  if (const ReadEntry* e = reads_.Find(addr)) return e;
   TxnEngine& engine = worker_->engine();
   cluster::Machine& machine = engine.machine();
   auto lines = engine.ObjectLines(addr);
@@ -121,7 +121,7 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
   auto primary = machine.PrimaryOf(addr.region());
   if (!primary) return Invalid();
   // Reads copy straight into the payload the read set keeps.
-  RawBytes payload(PayloadCapacity(*lines));
+  std::span<std::byte> payload = reads_.NewPayload(PayloadCapacity(*lines));
   ObjectHead head;
   // Single-version mode aborts below on any newer head instead.
   bool doomed_by_old_versions = engine.options().multi_version && options_.isolation == Isolation::kSerializable &&
@@ -157,8 +157,7 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
       if (HeaderTs(head.header) <= read_ts_) break;
     }
   }
-  ReadEntry e{HeaderTs(head.header), *lines, HeaderAllocated(head.header), std::move(payload)};
-  return &reads_.emplace(addr, std::move(e)).first->second;
+  return reads_.Add(addr, {HeaderTs(head.header), *lines, HeaderAllocated(head.header), payload});
 }
 
 std::expected<std::vector<std::byte>, TxnError> Txn::Read(Addr addr) {

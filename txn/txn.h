@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <expected>
 #include <map>
-#include <unordered_map>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -26,6 +25,7 @@
 
 #include "txn/address.h"
 #include "txn/object.h"
+#include "txn/read_set.h"
 #include "txn/records.h"
 
 namespace farmdb::txn {
@@ -237,12 +237,7 @@ class Txn {
 
  private:
   friend class Worker;
-  struct ReadEntry {
-    Timestamp version;
-    uint32_t lines;
-    bool allocated;
-    RawBytes payload;
-  };
+  using ReadEntry = ReadSet::Entry;
   struct WriteEntry {
     Timestamp expected = kAnyVersion;
     uint32_t lines = 1;
@@ -287,7 +282,7 @@ class Txn {
   bool finished_ = false;
   bool read_ts_pinned_ = false;
   std::optional<TxnError> error_;
-  std::unordered_map<Addr, ReadEntry> reads_;  // node-based: ReadObject hands out entry pointers
+  ReadSet reads_;
   RawBytes remote_read_;  // one-sided reads' destination, reused across ReadObject calls
   std::map<Addr, WriteEntry> writes_;
   struct Validation {
