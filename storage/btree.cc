@@ -94,6 +94,9 @@ StorageResult<void> BTree::WriteNode(Txn& t, Addr a, const NodeBuffer& node) con
 StorageResult<BTree::Path> BTree::Descend(Txn& t, const Target& target, bool use_cache) const {
   for (;;) {
     Path path;
+    // Trees of TPC-C's size are three or four levels deep: one allocation per descent, not one
+    // per level.
+    path.reserve(4);
     Addr a = root_;
     // The bounds the parent gave this node: views into the parent's bytes, which `path` keeps.
     ItemView low;
