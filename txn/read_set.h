@@ -1,10 +1,10 @@
 // A transaction's read set: the version and payload of every object it has read, by address.
 //
-// Entries and payloads live in an arena released all at once (Clear, or the set's end): one
-// block per transaction instead of two heap allocations per read (a map node and a payload),
-// freed one by one at the end. The block is allocated when the transaction starts reading, so
-// the allocator usually hands back the one the previous transaction on this thread just freed,
-// still in cache.
+// Entries and payloads live in an arena released all at once (Clear, or the set's end): about
+// one block per transaction, where each read used to make two heap allocations (a map node and
+// a payload) that were freed one by one. The block is allocated when the transaction starts
+// reading, so the allocator usually hands back the one the previous transaction on this thread
+// just freed, still in cache.
 //
 // Entries and payloads stay where they are until Clear (Txn::ReadObject hands out pointers).
 // Thread-safety: none; a Txn is used by one thread at a time.
