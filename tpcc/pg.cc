@@ -56,25 +56,28 @@ int64_t Rows::Affected() const {
   return n && *n ? std::strtoll(n, nullptr, 10) : 0;
 }
 
-Params& Params::Add(int64_t v) { return Add(std::to_string(v)); }
+Params& Params::Add(int64_t v) {
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+  return Add(std::string_view(digits, end));
+}
 
-Params& Params::Add(std::string v) {
-  values_.push_back(std::move(v));
-  null_.push_back(false);
+Params& Params::Add(std::string_view v) {
+  if (text_.empty()) text_.reserve(128);
+  starts_.push_back(static_cast<int32_t>(text_.size()));
+  text_.append(v);
+  text_.push_back('\0');
   return *this;
 }
 
 Params& Params::AddNull() {
-  values_.emplace_back();
-  null_.push_back(true);
+  starts_.push_back(-1);
   return *this;
 }
 
-std::vector<const char*> Params::Pointers() const {
-  std::vector<const char*> out;
-  out.reserve(values_.size());
-  for (size_t i = 0; i < values_.size(); ++i) out.push_back(null_[i] ? nullptr : values_[i].c_str());
-  return out;
+void Params::Pointers(std::vector<const char*>& out) const {
+  out.clear();
+  for (int32_t start : starts_) out.push_back(start < 0 ? nullptr : text_.data() + start);
 }
 
 PgResult<Connection> Connection::Open(const std::string& conninfo, bool pipeline) {
@@ -144,8 +147,8 @@ PgResult<std::vector<Rows>> Connection::RunOneByOne() {
   std::vector<Rows> out;
   out.reserve(queued_.size());
   for (const Queued& q : queued_) {
-    std::vector<const char*> values = q.params.Pointers();
-    auto r = Take(PQexecPrepared(conn_.get(), q.name.c_str(), q.params.size(), values.data(), nullptr, nullptr, 0));
+    q.params.Pointers(values_);
+    auto r = Take(PQexecPrepared(conn_.get(), q.name.c_str(), q.params.size(), values_.data(), nullptr, nullptr, 0));
     if (!r) return std::unexpected(r.error());
     out.push_back(std::move(*r));
   }
@@ -158,8 +161,8 @@ PgResult<std::vector<Rows>> Connection::RunPipelined() {
   PGconn* c = conn_.get();
   if (PQenterPipelineMode(c) != 1) return std::unexpected(ConnectionError());
   for (const Queued& q : queued_) {
-    std::vector<const char*> values = q.params.Pointers();
-    if (PQsendQueryPrepared(c, q.name.c_str(), q.params.size(), values.data(), nullptr, nullptr, 0) != 1) {
+    q.params.Pointers(values_);
+    if (PQsendQueryPrepared(c, q.name.c_str(), q.params.size(), values_.data(), nullptr, nullptr, 0) != 1) {
       return std::unexpected(ConnectionError());
     }
   }

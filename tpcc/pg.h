@@ -61,26 +61,29 @@ class Rows {
   std::unique_ptr<PGresult, Clear> res_;
 };
 
-// Text parameters for one statement, built with Add(...) in $1, $2, ... order.
+// Text parameters for one statement, built with Add(...) in $1, $2, ... order. The values share
+// one buffer, each ending in NUL: a statement's parameters cost two allocations, not one each.
 class Params {
  public:
   // Params::Of(w_id, d_id, "text"): integers and strings, in order.
   template <typename... T>
   static Params Of(T&&... values) {
     Params p;
+    p.starts_.reserve(sizeof...(T));
     (p.Add(std::forward<T>(values)), ...);
     return p;
   }
   Params& Add(int64_t v);
-  Params& Add(std::string v);
+  Params& Add(std::string_view v);
   Params& AddNull();
-  int size() const { return static_cast<int>(values_.size()); }
-  // Pointers into this object for PQsendQueryPrepared; valid while it lives unchanged.
-  std::vector<const char*> Pointers() const;
+  int size() const { return static_cast<int>(starts_.size()); }
+  // Pointers into this object for PQsendQueryPrepared, written over `out`; valid while this
+  // object lives unchanged.
+  void Pointers(std::vector<const char*>& out) const;
 
  private:
-  std::vector<std::string> values_;
-  std::vector<bool> null_;
+  std::string text_;
+  std::vector<int32_t> starts_;  // each value's offset in text_; -1: NULL
 };
 
 class Connection {
@@ -121,6 +124,7 @@ class Connection {
   std::unique_ptr<PGconn, Finish> conn_;
   bool pipeline_ = false;
   std::vector<Queued> queued_;
+  std::vector<const char*> values_;  // the statement being sent's parameters (Params::Pointers)
 };
 
 }  // namespace farmdb::tpcc

@@ -1,8 +1,7 @@
 #include "tpcc/random.h"
 
-#include <fmt/format.h>
-
 #include <array>
+#include <charconv>
 #include <cstdlib>
 
 namespace farmdb::tpcc {
@@ -70,7 +69,16 @@ std::string Random::FormatDecimal(int64_t units, int scale) {
   uint64_t pow = 1;
   for (int i = 0; i < scale; ++i) pow *= 10;
   uint64_t magnitude = units < 0 ? 0 - static_cast<uint64_t>(units) : static_cast<uint64_t>(units);
-  return fmt::format("{}{}.{:0{}}", units < 0 ? "-" : "", magnitude / pow, magnitude % pow, scale);
+  // The payment path formats an amount per transaction: to_chars, not a format string.
+  char text[48];
+  char* end = text;
+  if (units < 0) *end++ = '-';
+  end = std::to_chars(end, text + sizeof text, magnitude / pow).ptr;
+  *end++ = '.';
+  char* fraction = end;
+  end += scale;
+  for (uint64_t rest = magnitude % pow; end > fraction; rest /= 10) *--end = static_cast<char>('0' + rest % 10);
+  return std::string(text, fraction + scale);
 }
 
 }  // namespace farmdb::tpcc

@@ -87,7 +87,7 @@ constexpr Statement kStatements[] = {
 // New-Order's stock update returns the s_dist_xx of the order's district: one statement per
 // district, "no_stock_1" .. "no_stock_10". Clause 2.4.2.2: the quantity drops by the ordered
 // amount, plus 91 when that would leave fewer than 10.
-std::string StockStatementName(int64_t district) { return fmt::format("no_stock_{}", district); }
+std::string StockStatementName(int64_t district) { return "no_stock_" + std::to_string(district); }
 std::string StockStatementSql(int64_t district) {
   return fmt::format(
       "UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END, "
