@@ -142,6 +142,9 @@ class Connection : private sql::ResultSink {
   std::unique_ptr<sql::Session> session_;
   std::unordered_map<std::string, std::shared_ptr<const sql::PreparedStatement>> statements_;
   std::unordered_map<std::string, std::unique_ptr<sql::Portal>> portals_;
+  // Bind's format codes as the session takes them; members so that each Bind reuses them.
+  std::vector<sql::Format> param_formats_;
+  std::vector<sql::Format> result_formats_;
 };
 
 }  // namespace farmdb::server

@@ -19,17 +19,16 @@ std::string StatementNotFound(const std::string& name) {
                       : "prepared statement \"" + name + "\" does not exist";
 }
 
-// Bind's format-code lists: each code must be text or binary.
-std::expected<std::vector<sql::Format>, sql::Error> ToFormats(const std::vector<int16_t>& codes) {
-  std::vector<sql::Format> formats;
-  formats.reserve(codes.size());
+// Bind's format-code lists, written over `formats`: each code must be text or binary.
+std::expected<void, sql::Error> ToFormats(const std::vector<int16_t>& codes, std::vector<sql::Format>& formats) {
+  formats.clear();
   for (int16_t code : codes) {
     if (code != 0 && code != 1) {
       return std::unexpected(MakeError("22023", "unsupported format code: " + std::to_string(code)));
     }
     formats.push_back(static_cast<sql::Format>(code));
   }
-  return formats;
+  return {};
 }
 
 }  // namespace
@@ -82,11 +81,9 @@ void Connection::HandleBind(const Bind& bind) {
         "08P01", "bind message has " + std::to_string(bind.result_formats.size()) +
                      " result formats but query has " + std::to_string(columns) + " columns"));
   }
-  auto param_formats = ToFormats(bind.param_formats);
-  if (!param_formats) return ExtendedError(param_formats.error());
-  auto result_formats = ToFormats(bind.result_formats);
-  if (!result_formats) return ExtendedError(result_formats.error());
-  sql::BindParameters params{bind.values, *param_formats, *result_formats, bind.statement};
+  if (auto ok = ToFormats(bind.param_formats, param_formats_); !ok) return ExtendedError(ok.error());
+  if (auto ok = ToFormats(bind.result_formats, result_formats_); !ok) return ExtendedError(ok.error());
+  sql::BindParameters params{bind.values, param_formats_, result_formats_, bind.statement};
   auto portal = session_->Bind(statement, params);
   if (!portal) return ExtendedError(portal.error());
   portals_[bind.portal] = std::move(*portal);

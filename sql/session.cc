@@ -267,6 +267,9 @@ class SessionImpl final : public Session {
   std::vector<std::string> databases_;  // every database the engine serves (pg_database)
   DatabaseAccess db_;  // what the running statement's executors read (ExecContext::db)
   std::unordered_map<Oid, int64_t> sequence_values_;  // currval: the last nextval per sequence
+  // The DataRow being sent (Run): members so that rows and statements reuse their capacity.
+  std::vector<std::string> encoded_row_;
+  std::vector<WireValue> wire_row_;
 };
 
 std::expected<std::shared_ptr<PreparedImpl>, Error> SessionImpl::Analyze(Statement statement,
@@ -570,18 +573,16 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
   const auto& rows = portal.output->rows;
   size_t end = max_rows > 0 ? std::min(rows.size(), portal.next_row + static_cast<size_t>(max_rows)) : rows.size();
   size_t sent = end - portal.next_row;
-  std::vector<std::string> encoded;
-  std::vector<WireValue> wire;
   for (; portal.next_row < end; ++portal.next_row) {
     const std::vector<Value>& row = rows[portal.next_row];
-    encoded.assign(row.size(), std::string());
-    wire.assign(row.size(), std::nullopt);
+    encoded_row_.resize(row.size());
+    wire_row_.assign(row.size(), std::nullopt);
     for (size_t i = 0; i < row.size(); ++i) {
       if (row[i].IsNull()) continue;
-      encoded[i] = columns[i].format == Format::kBinary ? EncodeBinary(row[i]) : FormatText(row[i], options);
-      wire[i] = encoded[i];
+      encoded_row_[i] = columns[i].format == Format::kBinary ? EncodeBinary(row[i]) : FormatText(row[i], options);
+      wire_row_[i] = encoded_row_[i];
     }
-    sink.DataRow(wire);
+    sink.DataRow(wire_row_);
   }
   ExecuteResult result;
   // As PostgreSQL's PortalRunSelect: a limited Execute that sent its full quota leaves the
@@ -590,7 +591,8 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
     result.suspended = true;
     return result;
   }
-  result.command_tag = portal.output->counts_rows ? fmt::format("{} {}", portal.output->tag, sent) : portal.output->tag;
+  result.command_tag = portal.output->tag;
+  if (portal.output->counts_rows) result.command_tag.append(" ").append(std::to_string(sent));
   return result;
 }
 
