@@ -316,11 +316,34 @@ void RowView::ColumnBytes(std::vector<std::optional<std::string_view>>& out) con
 }
 
 Value RowView::Get(size_t i, TypeId type) const {
-  if (IsMissing(i) || IsNull(i)) return Value::Null(type);
+  Value v;
+  GetInto(i, type, v);
+  return v;
+}
+
+namespace {
+// `out` set to a T, assigned in place when it holds one (no variant reset, and a string keeps its
+// buffer).
+template <typename T, typename Arg>
+void Assign(Value& out, Arg&& value) {
+  if (T* held = std::get_if<T>(&out.data)) {
+    *held = std::forward<Arg>(value);
+  } else {
+    out.data.emplace<T>(std::forward<Arg>(value));
+  }
+}
+}  // namespace
+
+void RowView::GetInto(size_t i, TypeId type, Value& out) const {
+  out.type = type;
+  if (IsMissing(i) || IsNull(i)) {
+    Assign<std::monostate>(out, std::monostate{});
+    return;
+  }
   if (IsVariableWidth(type) != Bit(kHeaderBytes + bitmap_bytes_, i)) RowInvariantBroken();
   switch (type) {
     case TypeId::kBool:
-      return Value::Bool(FixedSlot(i) != 0);
+      return Assign<bool>(out, FixedSlot(i) != 0);
     case TypeId::kInt2:
     case TypeId::kInt4:
     case TypeId::kInt8:
@@ -332,15 +355,15 @@ Value RowView::Get(size_t i, TypeId type) const {
     case TypeId::kRegtype:
     case TypeId::kRegproc:
     case TypeId::kRegnamespace:
-      return Value::Int(type, GetInt(i));
+      return Assign<int64_t>(out, GetInt(i));
     case TypeId::kFloat4:
     case TypeId::kFloat8:
-      return Value::Float(type, std::bit_cast<double>(FixedSlot(i)));
+      return Assign<double>(out, std::bit_cast<double>(FixedSlot(i)));
     case TypeId::kNumeric: {
       BinaryReader reader(GetBytes(i));
       auto n = Numeric::DecodeBinary(reader);
       if (!n || !reader.AtEnd()) RowInvariantBroken();
-      return Value::Num(std::move(*n));
+      return Assign<Numeric>(out, std::move(*n));
     }
     case TypeId::kUnknown:
     case TypeId::kText:
@@ -352,7 +375,7 @@ Value RowView::Get(size_t i, TypeId type) const {
     case TypeId::kPgNodeTree:
     case TypeId::kVoid:
     case TypeId::kAclitem:
-      return Value::Str(type, std::string(GetBytes(i)));
+      return Assign<std::string>(out, GetBytes(i));
     // Containers and pseudo-types: no column has one (the DDL checks IsStorable).
     FARMDB_UNSTORABLE_TYPE_CASES:
       RowInvariantBroken();

@@ -58,6 +58,9 @@ class RowView {  // borrows the bytes; no copy until a Value is materialised
   // Materialises column i as `type` (Null if null or missing). REQUIRES: `type` has the width
   // class (fixed/variable) the column was written with; a numeric column's bytes decode.
   Value Get(size_t i, TypeId type) const;
+  // Get into `out`, reusing what it holds: a scan that decodes row after row into the same
+  // values copies integers and strings without allocating.
+  void GetInto(size_t i, TypeId type, Value& out) const;
   // REQUIRES: i < column_count(), column i non-null and variable-width. Zero copy.
   std::string_view GetBytes(size_t i) const;
   // REQUIRES: i < column_count(), column i non-null and fixed-width. The slot's 8 bytes: the

@@ -63,6 +63,24 @@ TEST(RowTest, RandomRowsRoundTrip) {
   }
 }
 
+// GetInto reads what Get reads whatever `out` held before: each row decodes into the values the
+// previous row left (another type, NULL, a longer or shorter string of the same type).
+TEST(RowTest, GetIntoOverwritesWhatTheValueHeld) {
+  std::mt19937_64 rng(2);
+  std::vector<Value> reused(18);
+  for (int iter = 0; iter < 3000; ++iter) {
+    RandomRow row = MakeRow(rng, rng() % 18);
+    std::string bytes = EncodeRow(row.schema, row.values);
+    auto view = RowView::Parse(bytes);
+    ASSERT_TRUE(view.has_value()) << "iter " << iter;
+    for (size_t i = 0; i < row.values.size(); ++i) {
+      view->GetInto(i, row.schema.columns[i], reused[i]);
+      EXPECT_EQ(reused[i].type, row.schema.columns[i]) << "iter " << iter << " column " << i;
+      EXPECT_TRUE(SameValue(reused[i], row.values[i])) << "iter " << iter << " column " << i;
+    }
+  }
+}
+
 // PatchRow writes what EncodeRow writes for the merged row: changed columns from the new
 // values, the others copied from the old row (whatever the new values hold for them), and
 // columns the old row predates from `missing` or NULL. Half the rows change only fixed-width

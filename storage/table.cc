@@ -449,11 +449,18 @@ std::string Table::IndexKey(uint32_t index, std::span<const Value> values) const
 }
 
 Value Table::Column(const StoredRow& row, size_t i) const {
+  Value v;
+  ColumnInto(row, i, v);
+  return v;
+}
+
+void Table::ColumnInto(const StoredRow& row, size_t i, Value& out) const {
   const TableDescriptor& d = *descriptor_;
   if (row.view_.IsMissing(i)) {
-    return i < d.missing.size() ? d.missing[i] : Value::Null(d.schema.columns[i]);
+    out = i < d.missing.size() ? d.missing[i] : Value::Null(d.schema.columns[i]);
+    return;
   }
-  return row.view_.Get(i, d.schema.columns[i]);
+  row.view_.GetInto(i, d.schema.columns[i], out);
 }
 
 std::vector<Value> Table::Columns(const StoredRow& row) const {
@@ -467,7 +474,7 @@ void Table::Columns(const StoredRow& row, const std::vector<bool>& wanted, std::
   out.resize(types.size());
   for (size_t i = 0; i < types.size(); ++i) {
     if (wanted.empty() || wanted[i]) {
-      out[i] = Column(row, i);
+      ColumnInto(row, i, out[i]);
     } else if (!out[i].IsNull() || out[i].type != types[i]) {
       out[i] = Value::Null(types[i]);  // else already so: a scan's previous row left it
     }

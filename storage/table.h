@@ -195,6 +195,8 @@ class Table {
 
   // Column i of `row` as a Value, the `missing` default for rows older than the column.
   Value Column(const StoredRow& row, size_t i) const;
+  // Column into `out`, reusing what it holds (RowView::GetInto).
+  void ColumnInto(const StoredRow& row, size_t i, Value& out) const;
   // Every column of `row` (schema order).
   std::vector<Value> Columns(const StoredRow& row) const;
   // Replaces `out` with the columns `wanted` names (by position; empty: every one), the others
