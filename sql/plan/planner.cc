@@ -81,12 +81,52 @@ std::optional<int> KeyColumnOf(const BoundExpr& e) {
   return std::nullopt;
 }
 
-// A conjunct usable as an index bound: item column (item slot) op value.
+// A conjunct usable as an index bound: item column (item slot) op value. `exact`: the index
+// enforces the conjunct exactly once it bounds the scan (ExactKeyCondition).
 struct KeyCondition {
   int slot;
   CompareOp op;
   const BoundExpr* value;
+  const BoundExpr* conjunct;
+  bool exact;
 };
+
+// Whether `value` is computed once per scan: from constants, parameters and outer columns
+// only, through casts and arithmetic (no function, which may be volatile).
+bool ComputedOnce(const BoundExpr& value) {
+  switch (value.kind) {
+    case BoundKind::kConst:
+    case BoundKind::kParam:
+    case BoundKind::kColumn:
+      return true;
+    case BoundKind::kCast:
+    case BoundKind::kArith:
+    case BoundKind::kNegate:
+      return std::ranges::all_of(value.args, [](const BoundExprPtr& a) { return ComputedOnce(*a); });
+    default:
+      return false;
+  }
+}
+
+// A key condition the index answers exactly, so the scan need not test it again on each row:
+// the column itself (no cast) against a value of its own integer-encoded type, computed once.
+// Such keys encode the value as it is, in SQL order, and a NULL value makes the scan return
+// nothing, as the comparison would. Strings (collations, char(n) padding) and floats (-0, NaN)
+// keep their test.
+bool ExactKeyCondition(const BoundExpr& column, const BoundExpr& value) {
+  if (column.kind != BoundKind::kColumn || value.type != column.type || !ComputedOnce(value)) return false;
+  switch (column.type) {
+    case TypeId::kInt2:
+    case TypeId::kInt4:
+    case TypeId::kInt8:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      return true;
+    default:
+      return false;
+  }
+}
 
 CompareOp Flip(CompareOp op) {
   switch (op) {
@@ -114,7 +154,8 @@ std::vector<KeyCondition> KeyConditions(const std::vector<const BoundExpr*>& con
       auto col = KeyColumnOf(*c->args[side]);
       const BoundExpr& other = *c->args[1 - side];
       if (col && in_item(*col) && IsOuterValue(other, first)) {
-        out.push_back({*col - static_cast<int>(first), side == 0 ? c->compare : Flip(c->compare), &other});
+        out.push_back({*col - static_cast<int>(first), side == 0 ? c->compare : Flip(c->compare), &other, c,
+                       ExactKeyCondition(*c->args[side], other)});
         break;
       }
     }
@@ -126,6 +167,8 @@ struct AccessChoice {
   IndexAccess access;
   int score = -1;
   bool serves_order = false;
+  // Conjuncts the access enforces exactly: the scan's filter leaves them out.
+  std::vector<const BoundExpr*> enforced = {};
 };
 
 // The index columns [from, ...) in `order`'s direction (all forward or all backward)?
@@ -158,6 +201,7 @@ AccessChoice ChooseAccess(const storage::TableDesc& table, const std::vector<Key
     }
     IndexAccess access;
     access.index = pos;
+    std::vector<const BoundExpr*> enforced;
     size_t k = 0;
     for (; k < spec.columns.size(); ++k) {
       auto eq = std::ranges::find_if(conditions, [&](const KeyCondition& c) {
@@ -165,12 +209,15 @@ AccessChoice ChooseAccess(const storage::TableDesc& table, const std::vector<Key
       });
       if (eq == conditions.end()) break;
       access.equal.push_back(CloneExpr(*eq->value));
+      if (eq->exact) enforced.push_back(eq->conjunct);
     }
     bool full = k == spec.columns.size();
     bool is_hash = spec.kind == storage::IndexKind::kHash;
     if (is_hash && !full) continue;  // hash: equality on the whole key only
     bool range = false;
     if (!full) {
+      const KeyCondition* lower_by = nullptr;
+      const KeyCondition* upper_by = nullptr;
       for (const KeyCondition& c : conditions) {
         if (c.slot != spec.columns[k].column) continue;
         bool lower = c.op == CompareOp::kGt || c.op == CompareOp::kGe;
@@ -178,12 +225,20 @@ AccessChoice ChooseAccess(const storage::TableDesc& table, const std::vector<Key
         if (lower && !access.lower) {
           access.lower = CloneExpr(*c.value);
           access.lower_inclusive = c.op == CompareOp::kGe;
+          lower_by = &c;
           range = true;
         } else if (upper && !access.upper) {
           access.upper = CloneExpr(*c.value);
           access.upper_inclusive = c.op == CompareOp::kLe;
+          upper_by = &c;
           range = true;
         }
+      }
+      // Only a range closed on both sides: with one side open the scan also reaches the
+      // column's NULLs, which sort at one end of the index.
+      if (lower_by && upper_by && lower_by->exact && upper_by->exact) {
+        enforced.push_back(lower_by->conjunct);
+        enforced.push_back(upper_by->conjunct);
       }
     }
     bool serves = false;
@@ -195,9 +250,15 @@ AccessChoice ChooseAccess(const storage::TableDesc& table, const std::vector<Key
     }
     int score = full && spec.unique ? 1000 : static_cast<int>(k) * 10 + (range ? 5 : 0) + (serves ? 3 : 0);
     if (score == 0 && !serves && pos != 0) continue;  // a whole scan: use the primary index
-    if (score > best.score) best = AccessChoice{std::move(access), score, serves};
+    if (score > best.score) best = AccessChoice{std::move(access), score, serves, std::move(enforced)};
   }
   return best;
+}
+
+// `conjuncts` but those the access enforces (AccessChoice::enforced), for the scan's filter.
+std::vector<BoundExprPtr> Unenforced(std::vector<BoundExprPtr> conjuncts, const AccessChoice& choice) {
+  std::erase_if(conjuncts, [&](const BoundExprPtr& c) { return std::ranges::find(choice.enforced, c.get()) != choice.enforced.end(); });
+  return conjuncts;
 }
 
 // Joins `right` (item) to `plan`: nested loop when the item's scan is keyed by the outer row,
@@ -248,8 +309,9 @@ std::shared_ptr<const TableScanNode> PlanTableScan(const storage::SnapshotPtr& c
   }
   auto conditions = KeyConditions(view, 0, table->columns.size());
   AccessChoice choice = ChooseAccess(*table, conditions, nullptr, 0);
-  return std::make_shared<TableScanNode>(catalog, table, std::move(alias), std::move(choice.access),
-                                         CombineConjuncts(std::move(conjuncts)), false, std::move(columns));
+  BoundExprPtr filter = CombineConjuncts(Unenforced(std::move(conjuncts), choice));
+  return std::make_shared<TableScanNode>(catalog, table, std::move(alias), std::move(choice.access), std::move(filter),
+                                         false, std::move(columns));
 }
 
 PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> items, std::vector<BoundExprPtr> conjuncts,
@@ -332,6 +394,7 @@ PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> item
       keyed_by_outer = std::ranges::any_of(choice.access.equal, reads_outer) || reads_outer(choice.access.lower) ||
                        reads_outer(choice.access.upper);
       if (item_order != nullptr && choice.serves_order) item_order->satisfied = true;
+      pushed = Unenforced(std::move(pushed), choice);
       for (BoundExprPtr& c : pushed) ShiftColumns(*c, static_cast<int>(item.first_slot));
       right = std::make_shared<TableScanNode>(catalog, item.table, item.alias, std::move(choice.access),
                                               CombineConjuncts(std::move(pushed)), item.row_addr, columns_read(item));
