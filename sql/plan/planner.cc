@@ -395,6 +395,9 @@ PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> item
                        reads_outer(choice.access.upper);
       if (item_order != nullptr && choice.serves_order) item_order->satisfied = true;
       pushed = Unenforced(std::move(pushed), choice);
+      // A join condition the scan is keyed by (inner.k = outer.k): every inner row the scan
+      // returns for an outer row meets it.
+      step_conditions = Unenforced(std::move(step_conditions), choice);
       for (BoundExprPtr& c : pushed) ShiftColumns(*c, static_cast<int>(item.first_slot));
       right = std::make_shared<TableScanNode>(catalog, item.table, item.alias, std::move(choice.access),
                                               CombineConjuncts(std::move(pushed)), item.row_addr, columns_read(item));
