@@ -394,7 +394,9 @@ bool Reapplicable(const UpdatePlan& plan) {
       }
     }
   }
-  if (plan.scan->filter && !ReadsOnlyRowAndParameters(*plan.scan->filter)) return false;
+  for (const BoundExprPtr* condition : {&plan.scan->filter, &plan.scan->index_condition}) {
+    if (*condition && !ReadsOnlyRowAndParameters(**condition)) return false;
+  }
   return std::ranges::all_of(plan.checks.checks,
                              [](const RowChecks::Check& c) { return ReadsOnlyRowAndParameters(*c.predicate); });
 }

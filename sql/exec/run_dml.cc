@@ -283,8 +283,10 @@ class UpdateRecompute final : public TransactionBlock::RowRecompute {
     auto found = table.Get(t, key);
     if (!found) return std::unexpected(StorageFailure(found.error()));
     if (!*found || (*found)->addr() != addr) return false;
-    if (plan_.scan->filter) {
-      auto holds = Holds(*plan_.scan->filter, row, ctx);
+    // The whole WHERE: the newest version was not found through the scan's index.
+    for (const BoundExprPtr* condition : {&plan_.scan->index_condition, &plan_.scan->filter}) {
+      if (!*condition) continue;
+      auto holds = Holds(**condition, row, ctx);
       if (!holds) return std::unexpected(holds.error());
       if (!*holds) return false;
     }

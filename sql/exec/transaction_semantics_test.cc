@@ -298,6 +298,23 @@ TEST_F(TransactionSemanticsTest, ReadCommittedReappliesConcurrentIncrementsAtCom
   EXPECT_GT(stale_returns(), before) << "no commit re-applied anything: the sessions never conflicted";
 }
 
+TEST_F(TransactionSemanticsTest, ReadCommittedUpdateDoesNotFollowARowMovedToAnotherKey) {
+  // b moves the row a's UPDATE is about to write to another key. The move rewrote the primary
+  // key's leaf that a's lookup read, so a's COMMIT fails (first committer wins) instead of
+  // re-applying the UPDATE to the row at k = 3. Were that read not validated, the re-application
+  // would still test the whole WHERE, k = 1 included, on the newest version
+  // (TableScanNode::index_condition).
+  Start(1);
+  auto a = NewSession();
+  auto b = NewSession();
+  ASSERT_EQ(Run(*a, "CREATE TABLE r (k int PRIMARY KEY, n int); INSERT INTO r VALUES (1, 0), (2, 0)").message, "");
+  ASSERT_EQ(Run(*a, "BEGIN ISOLATION LEVEL READ COMMITTED; UPDATE r SET n = n + 1 WHERE k = 1").message, "");
+  ASSERT_EQ(Run(*b, "UPDATE r SET k = 3 WHERE k = 1").message, "");
+  EXPECT_EQ(Run(*a, "COMMIT").sqlstate, "40001");
+  ASSERT_EQ(Run(*a, "SELECT k, n FROM r ORDER BY k").message, "");
+  EXPECT_EQ(sink_.rows, (std::vector<std::vector<std::string>>{{"2", "0"}, {"3", "0"}}));
+}
+
 TEST_F(TransactionSemanticsTest, ReadOnlyTransactionsRefuseDdlBeforeLookingUpNames) {
   Start(1);
   auto s = NewSession();

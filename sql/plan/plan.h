@@ -90,6 +90,10 @@ class TableScanNode final : public PlanNode {
   BoundExprPtr filter;  // over the table's row; null: every row
   bool row_addr;
   std::vector<bool> columns;
+  // The WHERE conjuncts over the table's row that `access` answers exactly, left out of `filter`
+  // (planner.cc ExactKeyCondition); null: none. A row reached other than through the access
+  // (a re-applied UPDATE's newest version) must meet them as well as `filter`.
+  BoundExprPtr index_condition = nullptr;
 };
 
 // `row_addr`: the view's row ends with one more column, the catalog root's Addr as an int8

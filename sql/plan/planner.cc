@@ -115,17 +115,8 @@ bool ComputedOnce(const BoundExpr& value) {
 // keep their test.
 bool ExactKeyCondition(const BoundExpr& column, const BoundExpr& value) {
   if (column.kind != BoundKind::kColumn || value.type != column.type || !ComputedOnce(value)) return false;
-  switch (column.type) {
-    case TypeId::kInt2:
-    case TypeId::kInt4:
-    case TypeId::kInt8:
-    case TypeId::kDate:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-      return true;
-    default:
-      return false;
-  }
+  TypeId t = column.type;
+  return IsInteger(t) || t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampTz;
 }
 
 CompareOp Flip(CompareOp op) {
@@ -255,10 +246,16 @@ AccessChoice ChooseAccess(const storage::TableDesc& table, const std::vector<Key
   return best;
 }
 
-// `conjuncts` but those the access enforces (AccessChoice::enforced), for the scan's filter.
-std::vector<BoundExprPtr> Unenforced(std::vector<BoundExprPtr> conjuncts, const AccessChoice& choice) {
-  std::erase_if(conjuncts, [&](const BoundExprPtr& c) { return std::ranges::find(choice.enforced, c.get()) != choice.enforced.end(); });
-  return conjuncts;
+// Moves the conjuncts the access enforces (AccessChoice::enforced) out of `conjuncts`, which
+// keeps the scan's filter, and returns them.
+std::vector<BoundExprPtr> TakeEnforced(std::vector<BoundExprPtr>& conjuncts, const AccessChoice& choice) {
+  std::vector<BoundExprPtr> enforced;
+  std::erase_if(conjuncts, [&](BoundExprPtr& c) {
+    if (std::ranges::find(choice.enforced, c.get()) == choice.enforced.end()) return false;
+    enforced.push_back(std::move(c));
+    return true;
+  });
+  return enforced;
 }
 
 // Joins `right` (item) to `plan`: nested loop when the item's scan is keyed by the outer row,
@@ -309,9 +306,11 @@ std::shared_ptr<const TableScanNode> PlanTableScan(const storage::SnapshotPtr& c
   }
   auto conditions = KeyConditions(view, 0, table->columns.size());
   AccessChoice choice = ChooseAccess(*table, conditions, nullptr, 0);
-  BoundExprPtr filter = CombineConjuncts(Unenforced(std::move(conjuncts), choice));
-  return std::make_shared<TableScanNode>(catalog, table, std::move(alias), std::move(choice.access), std::move(filter),
-                                         false, std::move(columns));
+  BoundExprPtr index_condition = CombineConjuncts(TakeEnforced(conjuncts, choice));
+  auto scan = std::make_shared<TableScanNode>(catalog, table, std::move(alias), std::move(choice.access),
+                                              CombineConjuncts(std::move(conjuncts)), false, std::move(columns));
+  scan->index_condition = std::move(index_condition);
+  return scan;
 }
 
 PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> items, std::vector<BoundExprPtr> conjuncts,
@@ -394,13 +393,16 @@ PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> item
       keyed_by_outer = std::ranges::any_of(choice.access.equal, reads_outer) || reads_outer(choice.access.lower) ||
                        reads_outer(choice.access.upper);
       if (item_order != nullptr && choice.serves_order) item_order->satisfied = true;
-      pushed = Unenforced(std::move(pushed), choice);
+      std::vector<BoundExprPtr> enforced = TakeEnforced(pushed, choice);
       // A join condition the scan is keyed by (inner.k = outer.k): every inner row the scan
       // returns for an outer row meets it.
-      step_conditions = Unenforced(std::move(step_conditions), choice);
+      TakeEnforced(step_conditions, choice);
       for (BoundExprPtr& c : pushed) ShiftColumns(*c, static_cast<int>(item.first_slot));
-      right = std::make_shared<TableScanNode>(catalog, item.table, item.alias, std::move(choice.access),
-                                              CombineConjuncts(std::move(pushed)), item.row_addr, columns_read(item));
+      for (BoundExprPtr& c : enforced) ShiftColumns(*c, static_cast<int>(item.first_slot));
+      auto scan = std::make_shared<TableScanNode>(catalog, item.table, item.alias, std::move(choice.access),
+                                                  CombineConjuncts(std::move(pushed)), item.row_addr, columns_read(item));
+      scan->index_condition = CombineConjuncts(std::move(enforced));
+      right = std::move(scan);
     } else {
       right = item.view != nullptr
                   ? PlanPtr(std::make_shared<SystemViewScanNode>(item.view, item.width, nullptr, item.row_addr))
