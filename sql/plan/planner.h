@@ -11,7 +11,9 @@
 //   unique index with every key column equal wins (hash or B-tree point lookup), else the
 //   B-tree with the longest equal prefix plus a range on the next column, preferring one whose
 //   order serves ORDER BY; without any, the primary index is scanned whole. The scan's filter
-//   re-checks every conjunct, so bounds only ever narrow what is read.
+//   re-checks every conjunct but those the index answers exactly (integer and date/time keys
+//   against values of their own type: planner.cc ExactKeyCondition), which the scan keeps as
+//   its index_condition; a join condition the inner scan is keyed by exactly is dropped.
 // - A later item joins by nested loop when its index is keyed by the outer row, by hash join on
 //   equality conjuncts between it and earlier items otherwise, else by nested loop over it.
 //
@@ -53,8 +55,9 @@ PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> item
                  OrderRequest* order, const std::vector<const BoundExpr*>* above = nullptr);
 
 // The scan of one table (UPDATE, DELETE): access path from `conjuncts` (over the table row),
-// all of them kept as its filter. It decodes only the columns the conjuncts and `above` (what
-// the statement evaluates over each row) read, and `also_read` (attnum - 1 each).
+// kept as its filter or, those the access answers exactly, its index_condition. It decodes
+// only the columns the conjuncts and `above` (what the statement evaluates over each row) read,
+// and `also_read` (attnum - 1 each).
 std::shared_ptr<const TableScanNode> PlanTableScan(const storage::SnapshotPtr& catalog, const storage::TableDesc* table,
                                                    std::string alias, std::vector<BoundExprPtr> conjuncts,
                                                    const std::vector<const BoundExpr*>& above, std::span<const int> also_read);
