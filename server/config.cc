@@ -214,6 +214,7 @@ Config DefaultConfig() {
   Config config;
   auto status = ParseConfig(
       "role postgres superuser\n"
+      "local all all trust\n"
       "host all all 127.0.0.1/32 trust\n"
       "host all all ::1/128 trust\n");
   return *status;
@@ -229,6 +230,8 @@ std::expected<void, std::string> SetConfigValue(Config& config, std::string_view
     auto list = SplitList(value);
     if (list.empty()) return std::unexpected("listen_addresses is empty");
     config.listen_addresses = std::move(list);
+  } else if (name == "unix_socket_directories") {
+    config.unix_socket_directories = SplitList(value);
   } else if (name == "max_message_size") {
     auto v = ParseInteger(value);
     if (!v || *v < 1024 || *v > (int64_t{1} << 30)) {
@@ -294,6 +297,11 @@ std::expected<Config, std::string> ParseConfig(std::string_view text) {
   }
   if (config.roles.empty()) config.roles.push_back({"postgres", std::nullopt, true});
   if (config.hba.empty()) {
+    HbaRule local;
+    local.connection = HbaRule::Connection::kLocal;
+    local.databases = {"all"};
+    local.users = {"all"};
+    config.hba.push_back(std::move(local));
     for (const char* addr : {"127.0.0.1", "::1"}) {
       HbaRule rule;
       rule.databases = {"all"};
@@ -311,17 +319,17 @@ std::expected<Config, std::string> ParseConfig(std::string_view text) {
   return config;
 }
 
-const HbaRule* MatchHba(const Config& config, const IpAddress& client, std::string_view user,
-                        std::string_view database) {
+const HbaRule* MatchHba(const Config& config, const std::optional<IpAddress>& client,
+                        std::string_view user, std::string_view database) {
   for (const auto& rule : config.hba) {
-    // No TLS and no Unix-domain sockets: only host and hostnossl rules apply.
-    if (rule.connection != HbaRule::Connection::kHost &&
-        rule.connection != HbaRule::Connection::kHostNoSsl) {
-      continue;
-    }
+    // No TLS: a TCP connection matches host and hostnossl rules, a Unix-domain one local rules.
+    bool kind_matches = client ? rule.connection == HbaRule::Connection::kHost ||
+                                     rule.connection == HbaRule::Connection::kHostNoSsl
+                               : rule.connection == HbaRule::Connection::kLocal;
+    if (!kind_matches) continue;
     if (!ListMatches(rule.databases, database, user, true)) continue;
     if (!ListMatches(rule.users, user, user, false)) continue;
-    if (!AddressMatches(rule, client)) continue;
+    if (client && !AddressMatches(rule, *client)) continue;
     return &rule;
   }
   return nullptr;

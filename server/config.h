@@ -3,7 +3,8 @@
 //
 // Precedence (main.cc): embedded defaults < config file < -o NAME=VALUE < -p / -h flags.
 // A file that declares no role gets `role postgres superuser`; no rule gets the default trust
-// rules for 127.0.0.1/32 and ::1/128; the databases postgres and template1 always exist.
+// rules for local (Unix-domain socket) connections, 127.0.0.1/32 and ::1/128; the databases
+// postgres and template1 always exist.
 //
 // Thread-safety: a Config is immutable once the Server owns it; MatchHba only reads.
 #pragma once
@@ -49,6 +50,9 @@ struct HbaRule {
 struct Config {
   int port = 5432;
   std::vector<std::string> listen_addresses = {"127.0.0.1"};
+  // Directories for a Unix-domain socket each (PostgreSQL's unix_socket_directories; empty:
+  // none). Debian's libpq looks in /var/run/postgresql, so `psql` there needs no -h.
+  std::vector<std::string> unix_socket_directories = {"/var/run/postgresql"};
   uint32_t max_message_size = 64u << 20;
   PasswordEncryption password_encryption = PasswordEncryption::kScramSha256;
   std::vector<Role> roles;
@@ -66,9 +70,10 @@ std::expected<Config, std::string> ParseConfig(std::string_view text);
 // Sets one setting (config file line or -o NAME=VALUE).
 std::expected<void, std::string> SetConfigValue(Config& config, std::string_view name,
                                                 std::string_view value);
-// The first rule that matches a TCP connection (no TLS), or nullptr.
-const HbaRule* MatchHba(const Config& config, const IpAddress& client, std::string_view user,
-                        std::string_view database);
+// The first rule that matches a connection without TLS, or nullptr. `client` is the TCP peer's
+// address, or nullopt for a Unix-domain socket (which only `local` rules match).
+const HbaRule* MatchHba(const Config& config, const std::optional<IpAddress>& client,
+                        std::string_view user, std::string_view database);
 const Role* FindRole(const Config& config, std::string_view name);
 std::string_view AuthMethodName(AuthMethod method);
 

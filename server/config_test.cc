@@ -71,6 +71,11 @@ TEST(ConfigTest, HbaListsKeywordsAndPrefixes) {
   EXPECT_EQ(method("10.2.0.1", "all", "db1"), "md5");          // quoted: the role named all
   EXPECT_EQ(method("10.2.0.1", "u2", "db1"), "reject");
   EXPECT_EQ(method("fe80::1", "x", "y"), "scram-sha-256");     // hostssl/local skipped
+  // A Unix-domain socket skips every host rule and meets the local one.
+  const HbaRule* local = MatchHba(*config, std::nullopt, "bob", "bob");
+  ASSERT_TRUE(local);
+  EXPECT_EQ(local->connection, HbaRule::Connection::kLocal);
+  EXPECT_FALSE(MatchHba(*ParseConfig("host all all all trust\n"), std::nullopt, "x", "y"));
 }
 
 TEST(ConfigTest, DefaultsFillWhatTheFileLeavesOut) {
@@ -79,11 +84,14 @@ TEST(ConfigTest, DefaultsFillWhatTheFileLeavesOut) {
   ASSERT_EQ(config->roles.size(), 1u);
   EXPECT_EQ(config->roles[0].name, "postgres");
   EXPECT_TRUE(config->roles[0].superuser);
-  EXPECT_EQ(config->hba.size(), 2u);
+  EXPECT_EQ(config->hba.size(), 3u);
+  EXPECT_TRUE(MatchHba(*config, std::nullopt, "x", "y"));  // a Unix-domain socket
   EXPECT_TRUE(MatchHba(*config, Ip("127.0.0.1"), "x", "y"));
   EXPECT_TRUE(MatchHba(*config, Ip("::1"), "x", "y"));
   EXPECT_FALSE(MatchHba(*config, Ip("127.0.0.2"), "x", "y"));
   Config defaults = DefaultConfig();
+  EXPECT_EQ(defaults.unix_socket_directories, std::vector<std::string>{"/var/run/postgresql"});
+  EXPECT_TRUE(MatchHba(defaults, std::nullopt, "x", "y"));
   EXPECT_EQ(defaults.port, 5432);
   EXPECT_EQ(defaults.databases, (std::vector<std::string>{"postgres", "template1"}));
   EXPECT_EQ(defaults.max_message_size, 64u << 20);
@@ -99,6 +107,10 @@ TEST(ConfigTest, SettingForms) {
   EXPECT_EQ(config->password_encryption, PasswordEncryption::kMd5);
   ASSERT_TRUE(SetConfigValue(*config, "port", "0"));
   EXPECT_EQ(config->port, 0);
+  ASSERT_TRUE(SetConfigValue(*config, "unix_socket_directories", "/tmp, /run/a"));
+  EXPECT_EQ(config->unix_socket_directories, (std::vector<std::string>{"/tmp", "/run/a"}));
+  ASSERT_TRUE(SetConfigValue(*config, "unix_socket_directories", ""));
+  EXPECT_TRUE(config->unix_socket_directories.empty());
   auto role = ParseConfig("role bob password 'it''s' superuser\n");
   ASSERT_TRUE(role);
   EXPECT_EQ(*role->roles[0].password, "it's");

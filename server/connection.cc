@@ -68,7 +68,7 @@ std::expected<void, std::string> SplitOptions(
 
 }  // namespace
 
-Connection::Connection(ConnectionEnv env, Channel& channel, int32_t id, IpAddress peer,
+Connection::Connection(ConnectionEnv env, Channel& channel, int32_t id, std::optional<IpAddress> peer,
                        std::string peer_text)
     : env_(env), channel_(channel), id_(id), peer_(peer), peer_text_(std::move(peer_text)) {}
 

@@ -60,7 +60,9 @@ class Connection : private sql::ResultSink {
  public:
   static constexpr size_t kFlushThreshold = 64 << 10;
 
-  Connection(ConnectionEnv env, Channel& channel, int32_t id, IpAddress peer,
+  // `peer`: the TCP client's address, nullopt for a Unix-domain socket; `peer_text` names it
+  // in logs and errors ("[local]" for a Unix-domain socket, as PostgreSQL's logs do).
+  Connection(ConnectionEnv env, Channel& channel, int32_t id, std::optional<IpAddress> peer,
              std::string peer_text);
   ~Connection() override;
 
@@ -122,7 +124,7 @@ class Connection : private sql::ResultSink {
   ConnectionEnv env_;
   Channel& channel_;
   const int32_t id_;
-  const IpAddress peer_;
+  const std::optional<IpAddress> peer_;
   const std::string peer_text_;
 
   std::string out_;

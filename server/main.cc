@@ -59,6 +59,10 @@ SIGTERM or SIGINT: stop accepting, end sessions (FATAL 57P01), remove farmdb.pid
 Config file (postgresql.conf-style settings; '#' starts a comment; 'quoted values'):
   port = 5432                      TCP port, as -p
   listen_addresses = '127.0.0.1'   as -h
+  unix_socket_directories = '/var/run/postgresql'
+                                   directories for a Unix-domain socket each,
+                                   DIR/.s.PGSQL.PORT with a lock file beside it ('' = none;
+                                   one that cannot be used is logged and skipped)
   max_message_size = 67108864      largest client message in bytes (kB/MB/GB allowed;
                                    1kB..1GB); a larger one gets FATAL 08P01 and a close
   farmdb.machines = 1               in-process machines holding the data (1..64); more than
@@ -71,15 +75,16 @@ Config file (postgresql.conf-style settings; '#' starts a comment; 'quoted value
 Roles:
   role NAME [password 'TEXT'] [superuser]
 Access rules, first match wins (pg_hba.conf columns):
-  host DATABASE USER ADDRESS/CIDR METHOD     (also hostnossl; hostssl and local never match:
-                                              there is no TLS and no Unix-domain socket)
+  host DATABASE USER ADDRESS/CIDR METHOD     (also hostnossl; hostssl never matches: there
+                                              is no TLS)
+  local DATABASE USER METHOD                 (connections over a Unix-domain socket)
   DATABASE: all | sameuser | NAME[,NAME...]   USER: all | NAME[,NAME...]   ADDRESS: CIDR | all
   METHOD: trust | reject | password | md5 | scram-sha-256
 Databases that exist (postgres and template1 always do):
   database NAME
-Without a config file: role postgres superuser; host all all 127.0.0.1/32 trust and
-host all all ::1/128 trust. A file without role lines gets role postgres superuser; one
-without rules gets those two trust rules.
+Without a config file: role postgres superuser; local all all trust, host all all
+127.0.0.1/32 trust and host all all ::1/128 trust. A file without role lines gets role
+postgres superuser; one without rules gets those three trust rules.
 )";
 
 struct Flags {

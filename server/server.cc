@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "server/connection.h"
 #include "server/socket_channel.h"
@@ -93,12 +94,22 @@ std::expected<void, std::string> Server::Listen() {
     ::freeaddrinfo(found);
   }
   if (listeners_.empty()) return std::unexpected("no listen address could be used");
+  for (const std::string& dir : config_.unix_socket_directories) {
+    auto socket = UnixSocket::Listen(dir, port_);
+    if (!socket) {
+      log_.warn("event=unix_socket_skipped directory=\"{}\" error=\"{}\"", dir, socket.error());
+      continue;
+    }
+    log_.info("event=listening socket={}", socket->path());
+    unix_sockets_.push_back(std::move(*socket));
+  }
   return {};
 }
 
 void Server::AcceptLoop() {
   std::vector<pollfd> fds;
   for (int fd : listeners_) fds.push_back({fd, POLLIN, 0});
+  for (const UnixSocket& socket : unix_sockets_) fds.push_back({socket.fd(), POLLIN, 0});
   fds.push_back({stop_pipe_[0], POLLIN, 0});
   while (true) {
     // A timeout bounds how long finished connection threads wait to be joined.
@@ -126,11 +137,15 @@ void Server::Accept(int listener) {
     }
     return;
   }
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   int32_t id = next_id_++;
-  std::string peer_text = AddressText(peer, nullptr);
-  IpAddress peer_ip = IpAddress::Parse(peer_text).value_or(IpAddress{});
+  std::string peer_text = "[local]";
+  std::optional<IpAddress> peer_ip;  // none for a Unix-domain socket
+  if (peer.ss_family != AF_UNIX) {
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    peer_text = AddressText(peer, nullptr);
+    peer_ip = IpAddress::Parse(peer_text).value_or(IpAddress{});
+  }
   log_.info("conn={} event=accepted peer={}", id, peer_text);
   auto done = std::make_shared<std::atomic<bool>>(false);
   ConnectionEnv env{&config_, &secrets_, &engine_, &registry_, &log_};
@@ -168,6 +183,7 @@ void Server::Stop() {
   if (accept_thread_.joinable()) accept_thread_.join();
   for (int fd : listeners_) ::close(fd);
   listeners_.clear();
+  unix_sockets_.clear();
   // Statements running now stop at their next safe point; idle connections' reads return.
   open_sockets_.Stop();
   registry_.CancelAll();

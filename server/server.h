@@ -4,7 +4,8 @@
 // Threads: PostgreSQL's model for now (one accept thread, one thread per connection); the
 // design's fiber scheduler (DESIGN.md §3) replaces it with the transaction core.
 //
-// Lifecycle: Start binds every listen address and starts accepting; Stop (idempotent, also run
+// Lifecycle: Start binds every listen address and a Unix-domain socket in each configured
+// directory (one that cannot be made is logged and skipped), and starts accepting; Stop (idempotent, also run
 // by the destructor) stops accepting, wakes every connection (each sends FATAL 57P01 and
 // closes), cancels running statements, and joins all threads.
 //
@@ -28,6 +29,7 @@
 #include "server/cancel_registry.h"
 #include "server/config.h"
 #include "server/socket_channel.h"
+#include "server/unix_socket.h"
 #include "sql/session.h"
 
 namespace farmdb::server {
@@ -65,7 +67,8 @@ class Server {
   spdlog::logger& log_;
   CancelRegistry registry_;
 
-  std::vector<int> listeners_;
+  std::vector<int> listeners_;  // TCP
+  std::vector<UnixSocket> unix_sockets_;
   int stop_pipe_[2] = {-1, -1};  // readable once Stop begins; the accept loop watches it
   OpenSockets open_sockets_;
   int port_ = 0;

@@ -15,9 +15,11 @@ namespace farmdb::server::testing {
 
 // Roles and rules the tests rely on: postgres (trust), alice (password), md5user (md5 rule),
 // scram (scram-sha-256 rule), blocked (reject); anyone else from 127.0.0.1 falls to the
-// catch-all md5 rule. max_message_size is small so "oversized" is cheap to send.
+// catch-all md5 rule. max_message_size is small so "oversized" is cheap to send. No Unix-domain
+// socket unless a test adds a directory.
 inline constexpr const char* kTestConfig = R"(
 listen_addresses = '127.0.0.1'
+unix_socket_directories = ''
 port = 0
 max_message_size = 65536
 role postgres superuser
