@@ -16,6 +16,12 @@
 # a transaction's conflict window is: serializable reads at the transaction's first read
 # timestamp, READ COMMITTED takes a fresh one per statement (DESIGN.md §2).
 #
+# Transports: every configuration runs over TCP on the loopback (-h 127.0.0.1) and over a
+# Unix-domain socket (pgbench's default transport; both servers' sockets are in the work
+# directory). Each round trip costs both servers the same kernel work on the same transport,
+# which a TCP loopback makes about twice as large. Every server is loaded afresh for each
+# transport, so no run meets tables that another run has grown.
+#
 # TPC-B-like runs with --max-tries: every transaction updates one of `scale` branch rows, so
 # concurrent transactions conflict. PostgreSQL queues on the row lock; farmdb's optimistic
 # commit aborts one of two conflicting transactions with 40001, which pgbench then retries
@@ -39,31 +45,43 @@ bench_start_farmdb "$farmdb"
 bench_start_postgres -c synchronous_commit=off
 
 log="$bench_work/pgbench.log"
-# pgbench_run PORT ARGS... -> the output, also appended to the log
+# pgbench_run HOST PORT ARGS... -> the output, also appended to the log
 pgbench_run() {
-  local port=$1
-  shift
-  "$pgbench" -h 127.0.0.1 -p "$port" -U postgres "$@" postgres 2>&1 | tee -a "$log"
+  local host=$1 port=$2
+  shift 2
+  "$pgbench" -h "$host" -p "$port" -U postgres "$@" postgres 2>&1 | tee -a "$log"
 }
 tps_of() { sed -n 's/^tps = \([0-9.]*\) (without initial connection time)$/\1/p' <<<"$1"; }
 retried_of() { sed -n 's/^number of transactions retried: [0-9]* (\([0-9.]*\)%)$/\1/p' <<<"$1"; }
 failed_of() { sed -n 's/^number of failed transactions: [0-9]* (\([0-9.]*\)%)$/\1/p' <<<"$1"; }
 
-# Configurations: name, port, isolation (PGOPTIONS).
-names=("farmdb, SERIALIZABLE" "farmdb, READ COMMITTED" "PostgreSQL 15, READ COMMITTED")
-ports=("$farmdb_port" "$farmdb_port" "$pg_port")
-options=("" "-c default_transaction_isolation=read\\ committed" "")
+# Configurations: name, port, isolation (PGOPTIONS); run once per transport.
+systems=("farmdb, SERIALIZABLE" "farmdb, READ COMMITTED" "PostgreSQL 15, READ COMMITTED")
+system_ports=("$farmdb_port" "$farmdb_port" "$pg_port")
+system_options=("" "-c default_transaction_isolation=read\\ committed" "")
+transports=("TCP" "Unix socket")
+hosts=("127.0.0.1" "$bench_work")
+names=() ports=() options=() transport_of=()
+for t in "${!transports[@]}"; do
+  for i in "${!systems[@]}"; do
+    names+=("${systems[$i]}, ${transports[$t]}")
+    ports+=("${system_ports[$i]}")
+    options+=("${system_options[$i]}")
+    transport_of+=("$t")
+  done
+done
 declare -A select_tps tpcb_tps tpcb_retried tpcb_failed
 for i in "${!names[@]}"; do
   port=${ports[$i]}
-  # Each server is loaded once, before its first configuration runs.
+  host=${hosts[${transport_of[$i]}]}
+  # Each server is loaded afresh before its first configuration of each transport.
   if [ "$i" -eq 0 ] || [ "$port" != "${ports[$((i - 1))]}" ]; then
-    pgbench_run "$port" -i -s "$scale" -q >/dev/null || { cat "$log" >&2; exit 1; }
+    pgbench_run "$host" "$port" -i -s "$scale" -q >/dev/null || { cat "$log" >&2; exit 1; }
   fi
   export PGOPTIONS=${options[$i]}
-  out=$(pgbench_run "$port" -n -M prepared -S -c "$clients" -j "$threads" -T "$seconds")
+  out=$(pgbench_run "$host" "$port" -n -M prepared -S -c "$clients" -j "$threads" -T "$seconds")
   select_tps[$i]=$(tps_of "$out")
-  out=$(pgbench_run "$port" -n -M prepared -c "$clients" -j "$threads" -T "$seconds" \
+  out=$(pgbench_run "$host" "$port" -n -M prepared -c "$clients" -j "$threads" -T "$seconds" \
     --max-tries="$max_tries")
   tpcb_tps[$i]=$(tps_of "$out")
   tpcb_retried[$i]=$(retried_of "$out")
@@ -76,7 +94,8 @@ for i in "${!names[@]}"; do
   fi
 done
 
-pg=$((${#names[@]} - 1))
+# PostgreSQL's row of the same transport: the last of each transport's group.
+pg_of() { echo $(((${transport_of[$1]} + 1) * ${#systems[@]} - 1)); }
 results="$here/RESULTS.md"
 if [ ! -f "$results" ]; then
   cat >"$results" <<'HEADER'
@@ -89,7 +108,8 @@ scale and clients. Per server: `pgbench -i -s SCALE`, then per configuration
 `pgbench -n -M prepared -c CLIENTS -j 2 -T SECONDS --max-tries=100` (TPC-B-like).
 Runs are appended by `sql/bench/pgbench.sh build/release/server/farmdb` (or `./dev bench`);
 compare ratios, not absolute numbers, across machines. Ratios are against PostgreSQL's row of
-the same run.
+the same run and transport (TCP on the loopback, or a Unix-domain socket; rows before
+2026-11-28 are all TCP).
 
 | date (UTC) | machine | scale, clients, seconds | configuration | select-only tps | ratio | TPC-B-like tps | ratio | retried / failed |
 |---|---|---|---|---|---|---|---|---|
@@ -97,6 +117,7 @@ HEADER
 fi
 stamp=$(date -u '+%Y-%m-%d %H:%M')
 for i in "${!names[@]}"; do
+  pg=$(pg_of "$i")
   select_ratio=$(bench_ratio "${select_tps[$i]}" "${select_tps[$pg]}")
   tpcb_ratio=$(bench_ratio "${tpcb_tps[$i]}" "${tpcb_tps[$pg]}")
   echo "${names[$i]}: select-only ${select_tps[$i]} tps (x$select_ratio), TPC-B-like ${tpcb_tps[$i]} tps (x$tpcb_ratio), retried ${tpcb_retried[$i]:-0}%, failed ${tpcb_failed[$i]:-0}%"

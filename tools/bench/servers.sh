@@ -4,6 +4,7 @@
 #
 #   bench_init                     make $bench_work, trap EXIT
 #   bench_start_farmdb BIN [ARGS]  start farmdb on a free port -> $farmdb_port
+#                                  (and its Unix-domain socket in $bench_work, as PostgreSQL's)
 #   bench_stop_farmdb              stop it and remove its data, so another can start
 #   bench_start_postgres [-c ...]  initdb + start PostgreSQL 15 (fsync=off plus the given
 #                                  settings) -> $pg_port; $bench_postgres_exe, if set, is run
@@ -56,7 +57,8 @@ bench_start_farmdb() {
   local bin=$1
   shift
   mkfifo "$bench_work/ready"
-  "$bin" -p 0 -D "$bench_work/farmdb" --log-level warn "$@" >"$bench_work/ready" \
+  "$bin" -p 0 -D "$bench_work/farmdb" --log-level warn -o unix_socket_directories="$bench_work" "$@" \
+    >"$bench_work/ready" \
     2>"$bench_work/farmdb.log" &
   bench_farmdb_pid=$!
   local ready
