@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Smoke test of the farmdb executable's contract (notes/server_contract.md): --help documents
-every flag and config key, the ready line, the flock'd farmdb.pid, -c/-o precedence, and a clean
-SIGTERM stop (exit 0, pid file removed). Usage: main_test.py path/to/farmdb"""
+every flag and config key, the ready line, the flock'd farmdb.pid, -c/-o precedence, a clean
+SIGTERM stop (exit 0, pid file removed), and the Unix-domain socket: reachable, left behind by a
+killed server and taken over by the next. Usage: main_test.py path/to/farmdb"""
 import os, re, signal, subprocess, sys, tempfile
 
 import psycopg2
@@ -14,7 +15,8 @@ farmdb = sys.argv[1]
 help_text = subprocess.run([farmdb, "--help"], capture_output=True, text=True, check=True).stdout
 for item in ["--port", "--listen-addresses", "--data-dir", "--config", "--set", "--log-level",
              "--help", "--version", "port =", "listen_addresses =", "max_message_size =",
-             "password_encryption =", "role NAME", "host DATABASE USER", "database NAME"]:
+             "password_encryption =", "unix_socket_directories =", "role NAME", "host DATABASE USER",
+             "local DATABASE USER", "database NAME"]:
     check(item in help_text, f"--help mentions {item}")
 check(subprocess.run([farmdb, "--port", "x"], capture_output=True).returncode == 2,
       "bad flag exits 2")
@@ -61,5 +63,51 @@ with tempfile.TemporaryDirectory() as tmp:
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+def start(args):
+    """A server with ARGS; returns it and its port, read from the ready line."""
+    server = subprocess.Popen([farmdb, "--log-level", "warn"] + args, stdout=subprocess.PIPE, text=True)
+    m = re.search(r":(\d+) \(pid", server.stdout.readline())
+    return server, int(m.group(1)) if m else 0
+
+
+def select_one_over_socket(directory, port):
+    conn = psycopg2.connect(host=directory, port=port, user="postgres", dbname="postgres")
+    cur = conn.cursor()
+    cur.execute("SELECT 1")
+    one = cur.fetchone()
+    conn.close()
+    return one == (1,)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    servers = []
+    try:
+        server, port = start(["-p", "0", "-D", os.path.join(tmp, "a"), "-o", f"unix_socket_directories={tmp}"])
+        servers.append(server)
+        socket_path = os.path.join(tmp, f".s.PGSQL.{port}")
+        check(os.path.exists(socket_path), "the socket is in unix_socket_directories")
+        check(select_one_over_socket(tmp, port), "SELECT 1 over the Unix-domain socket")
+        server.kill()
+        server.wait()
+        check(os.path.exists(socket_path) and os.path.exists(socket_path + ".lock"),
+              "a killed server leaves its socket and lock file")
+        server, again = start(["-p", str(port), "-D", os.path.join(tmp, "b"), "-o",
+                               f"unix_socket_directories={tmp}"])
+        servers.append(server)
+        check(again == port, "the next server starts on the same port")
+        with open(socket_path + ".lock") as f:
+            check(f.read().strip() == str(server.pid), "the next server takes over the lock file")
+        check(select_one_over_socket(tmp, port), "SELECT 1 over the socket taken over")
+        server.send_signal(signal.SIGTERM)
+        check(server.wait(timeout=30) == 0, "SIGTERM exits 0")
+        check(not os.path.exists(socket_path) and not os.path.exists(socket_path + ".lock"),
+              "a stop removes the socket and its lock file")
+    finally:
+        for server in servers:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
 
 finish()
