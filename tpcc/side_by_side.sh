@@ -14,7 +14,8 @@
 #
 # Environment: FARMDB_TPCC_WAREHOUSES (default 8), FARMDB_TPCC_CONNECTIONS (8: one terminal per
 # warehouse, as FaRM and Silo partition TPC-C among their workers),
-# FARMDB_TPCC_WARMUP (10 s), FARMDB_TPCC_SECONDS (60 s), FARMDB_TPCC_LOADERS (2 connections).
+# FARMDB_TPCC_WARMUP (10 s), FARMDB_TPCC_SECONDS (60 s), FARMDB_TPCC_LOADERS (2 connections),
+# FARMDB_TPCC_TRANSPORT (tcp: the loopback, the default; unix: each server's Unix-domain socket).
 set -euo pipefail
 
 [ $# -eq 2 ] || { echo "usage: $0 path/to/farmdb path/to/tpcc" >&2; exit 2; }
@@ -30,19 +31,26 @@ connections=${FARMDB_TPCC_CONNECTIONS:-8}
 warmup=${FARMDB_TPCC_WARMUP:-10}
 seconds=${FARMDB_TPCC_SECONDS:-60}
 loaders=${FARMDB_TPCC_LOADERS:-2}
-command="FARMDB_TPCC_WAREHOUSES=$warehouses FARMDB_TPCC_CONNECTIONS=$connections FARMDB_TPCC_WARMUP=$warmup FARMDB_TPCC_SECONDS=$seconds FARMDB_TPCC_LOADERS=$loaders tpcc/side_by_side.sh build/release/server/farmdb build/release/tpcc/tpcc"
+transport=${FARMDB_TPCC_TRANSPORT:-tcp}
+command="FARMDB_TPCC_WAREHOUSES=$warehouses FARMDB_TPCC_CONNECTIONS=$connections FARMDB_TPCC_WARMUP=$warmup FARMDB_TPCC_SECONDS=$seconds FARMDB_TPCC_LOADERS=$loaders FARMDB_TPCC_TRANSPORT=$transport tpcc/side_by_side.sh build/release/server/farmdb build/release/tpcc/tpcc"
 
 results="$here/RESULTS.md"
 plots="$here/results"
 mkdir -p "$plots"
 bench_init
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# Both servers' Unix-domain sockets are in the work directory (tools/bench/servers.sh).
+case $transport in
+  tcp) host=127.0.0.1 transport_text="TCP on the loopback" ;;
+  unix) host=$bench_work transport_text="Unix-domain sockets" ;;
+  *) echo "FARMDB_TPCC_TRANSPORT must be tcp or unix, not $transport" >&2; exit 2 ;;
+esac
 
 # load NAME PORT: tpcc load against the server on PORT, its summary into $bench_work/NAME.load
 load() {
   local name=$1 port=$2
   echo "== $name: loading $warehouses warehouses" >&2
-  "$tpcc" load --dsn "host=127.0.0.1 port=$port user=postgres dbname=postgres" -w "$warehouses" -c "$loaders" \
+  "$tpcc" load --dsn "host=$host port=$port user=postgres dbname=postgres" -w "$warehouses" -c "$loaders" \
     >"$bench_work/$name.load"
 }
 
@@ -51,7 +59,7 @@ load() {
 # with the server's CPU time over the run (warm-up included) and the checks' verdict appended.
 measure() {
   local name=$1 label=$2 isolation=$3 port=$4 pid=$5
-  local dsn="host=127.0.0.1 port=$port user=postgres dbname=postgres"
+  local dsn="host=$host port=$port user=postgres dbname=postgres"
   echo "== $label: $connections connections, ${warmup} s warm-up, ${seconds} s measured" >&2
   local before after checks=pass
   before=$(bench_cpu_ticks "$pid")
@@ -115,7 +123,7 @@ generated=$(
   echo "Command: \`$command\` (or \`./dev tpcc\` with the same environment)."
   echo
   echo "$warehouses warehouses, $connections connections, ${warmup} s warm-up, ${seconds} s measured, no keying or think time," \
-    "pipelined batches, seed 1. Every configuration starts from a fresh server and the same load."
+    "pipelined batches, seed 1, over $transport_text. Every configuration starts from a fresh server and the same load."
   echo
   echo "| configuration | isolation | new-orders/s | tpmC | committed tx/s | retry rate | New-Order p50 / p90 / p99 ms | server CPU ms per tx | load | checks |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
