@@ -15,7 +15,8 @@
 # Environment: FARMDB_TPCC_WAREHOUSES (default 8), FARMDB_TPCC_CONNECTIONS (8: one terminal per
 # warehouse, as FaRM and Silo partition TPC-C among their workers),
 # FARMDB_TPCC_WARMUP (10 s), FARMDB_TPCC_SECONDS (60 s), FARMDB_TPCC_LOADERS (2 connections),
-# FARMDB_TPCC_TRANSPORT (tcp: the loopback, the default; unix: each server's Unix-domain socket).
+# FARMDB_TPCC_TRANSPORT (tcp: the loopback, the default; unix: each server's Unix-domain socket,
+# written to a section and plots of its own, so that both transports' runs stay in RESULTS.md).
 set -euo pipefail
 
 [ $# -eq 2 ] || { echo "usage: $0 path/to/farmdb path/to/tpcc" >&2; exit 2; }
@@ -40,9 +41,10 @@ mkdir -p "$plots"
 bench_init
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 # Both servers' Unix-domain sockets are in the work directory (tools/bench/servers.sh).
+# suffix: of the RESULTS.md section and the plots' names.
 case $transport in
-  tcp) host=127.0.0.1 transport_text="TCP on the loopback" ;;
-  unix) host=$bench_work transport_text="Unix-domain sockets" ;;
+  tcp) host=127.0.0.1 transport_text="TCP on the loopback" suffix="" ;;
+  unix) host=$bench_work transport_text="Unix-domain sockets" suffix="_unix" ;;
   *) echo "FARMDB_TPCC_TRANSPORT must be tcp or unix, not $transport" >&2; exit 2 ;;
 esac
 
@@ -64,7 +66,7 @@ measure() {
   local before after checks=pass
   before=$(bench_cpu_ticks "$pid")
   "$tpcc" run --dsn "$dsn" -c "$connections" --warmup "$warmup" --duration "$seconds" --no-check \
-    --isolation "$isolation" --label "$label" --log "$bench_work/$name.tsv" --plot "$plots/$name.png" \
+    --isolation "$isolation" --label "$label" --log "$bench_work/$name.tsv" --plot "$plots/$name$suffix.png" \
     --summary "$bench_work/$name.summary" >"$bench_work/$name.out" || { echo "tpcc run failed against $label" >&2; exit 1; }
   sleep 1  # let the server reap the sessions that just ended
   after=$(bench_cpu_ticks "$pid")
@@ -113,7 +115,7 @@ report() {  # NAME LABEL: the run's full report, then its timeline
   sed -n '/^transaction/,$p' "$bench_work/$1.out"
   echo '```'
   echo
-  echo "![$2 timeline](results/$1.png)"
+  echo "![$2 timeline](results/$1$suffix.png)"
 }
 pg_nos=$(value postgres new_orders_per_s)
 generated=$(
@@ -145,5 +147,5 @@ generated=$(
   report farmdb3 "farmdb, 3 machines, 3-way replication"
   report postgres "PostgreSQL 15, synchronous_commit=off"
 )
-results_section "$results" side_by_side "$generated"
+results_section "$results" "side_by_side$suffix" "$generated" side_by_side
 echo "wrote $results" >&2
