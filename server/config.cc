@@ -211,13 +211,8 @@ std::optional<IpAddress> IpAddress::Parse(std::string_view text) {
 }
 
 Config DefaultConfig() {
-  Config config;
-  auto status = ParseConfig(
-      "role postgres superuser\n"
-      "local all all trust\n"
-      "host all all 127.0.0.1/32 trust\n"
-      "host all all ::1/128 trust\n");
-  return *status;
+  // An empty file gets every default: the postgres role and the local and loopback trust rules.
+  return *ParseConfig("");
 }
 
 std::expected<void, std::string> SetConfigValue(Config& config, std::string_view name,

@@ -1,5 +1,5 @@
-// A Channel over a connected TCP socket, with buffered reads, registered in the server's
-// OpenSockets so that stopping the server wakes it.
+// A Channel over a connected stream socket (TCP or Unix-domain), with buffered reads,
+// registered in the server's OpenSockets so that stopping the server wakes it.
 //
 // A read blocks in recv alone: one system call per client round trip, where waiting in poll on
 // the socket and a stop descriptor cost two. Stopping instead shuts the read side of every open
