@@ -134,7 +134,6 @@ StorageResult<HashIndex::Place> HashIndex::Locate(Txn& t, uint64_t hash, bool us
     if (seg && seg->index == root_ && seg->depth <= kMaxGlobalDepth &&
         TopBits(hash, seg->depth) == seg->prefix &&
         seg->buckets.size() == dir->buckets_per_segment) {
-      cache_->hits_.fetch_add(1, std::memory_order_relaxed);
       p.root = std::move(dir);  // Split re-reads the root through t
       p.segment = std::move(*seg);
       p.home = p.HomeOf(hash);
