@@ -18,9 +18,9 @@
 #
 # Transports: every configuration runs over TCP on the loopback (-h 127.0.0.1) and over a
 # Unix-domain socket (pgbench's default transport; both servers' sockets are in the work
-# directory). Each round trip costs both servers the same kernel work on the same transport,
-# which a TCP loopback makes about twice as large. Every server is loaded afresh for each
-# transport, so no run meets tables that another run has grown.
+# directory). A round trip costs a server and pgbench kernel work that depends on the
+# transport (TCP's is larger; RESULTS.md "Transports" measures it). Every server is loaded
+# afresh for each transport, so no run meets tables that another run has grown.
 #
 # TPC-B-like runs with --max-tries: every transaction updates one of `scale` branch rows, so
 # concurrent transactions conflict. PostgreSQL queues on the row lock; farmdb's optimistic
