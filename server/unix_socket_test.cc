@@ -41,10 +41,14 @@ std::string ReadText(const std::string& path) {
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
+// libpq's connection string for the socket in `dir`.
+std::string SocketConninfo(const std::string& dir, int port, const std::string& user) {
+  return "host=" + dir + " port=" + std::to_string(port) + " user=" + user + " dbname=app";
+}
+
 // Runs `sql` over the socket in `dir`; returns its first value, or "error: " and libpq's message.
 std::string QueryOverSocket(const std::string& dir, int port, const std::string& user, const char* sql) {
-  std::string conninfo = "host=" + dir + " port=" + std::to_string(port) + " user=" + user + " dbname=app";
-  PGconn* conn = PQconnectdb(conninfo.c_str());
+  PGconn* conn = PQconnectdb(SocketConninfo(dir, port, user).c_str());
   std::string out;
   if (PQstatus(conn) != CONNECTION_OK) {
     out = std::string("error: ") + PQerrorMessage(conn);
@@ -82,8 +86,7 @@ TEST(UnixSocketTest, LibpqConnectsAndLocalRulesDecide) {
             std::string::npos);
 
   // A server stopping ends a session on the socket as it does one over TCP.
-  std::string conninfo = "host=" + dir.path() + " port=" + std::to_string(ts.port()) + " user=postgres dbname=app";
-  PGconn* idle = PQconnectdb(conninfo.c_str());
+  PGconn* idle = PQconnectdb(SocketConninfo(dir.path(), ts.port(), "postgres").c_str());
   ASSERT_EQ(PQstatus(idle), CONNECTION_OK) << PQerrorMessage(idle);
   ts.server().Stop();
   PGresult* r = PQexec(idle, "SELECT 1");
