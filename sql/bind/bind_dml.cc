@@ -25,6 +25,14 @@ int TargetLocation(const InsertStmt& stmt, size_t i) {
   return i < stmt.column_locations.size() ? stmt.column_locations[i] : stmt.table.location;
 }
 
+// An index's key columns (attnums) in ascending order: ON CONFLICT's target names a set.
+std::vector<int16_t> KeyColumnSet(const storage::IndexDesc& index) {
+  std::vector<int16_t> keys;
+  for (const storage::IndexKeyColumn& k : index.keys) keys.push_back(k.attnum);
+  std::ranges::sort(keys);
+  return keys;
+}
+
 }  // namespace
 
 std::expected<BoundExprPtr, Error> Binder::CoerceToColumn(BoundExprPtr e, const storage::ColumnDesc& column) {
@@ -296,10 +304,7 @@ std::expected<OnConflictPlan, Error> Binder::BindOnConflict(const OnConflict& oc
     }
     std::ranges::sort(wanted);
     for (const storage::IndexDesc& i : t.indexes) {
-      std::vector<int16_t> keys;
-      for (const storage::IndexKeyColumn& k : i.keys) keys.push_back(k.attnum);
-      std::ranges::sort(keys);
-      if (i.indisunique && keys == wanted) arbiter = &i;
+      if (i.indisunique && KeyColumnSet(i) == wanted) arbiter = &i;
     }
   }
   if ((!oc.columns.empty() || !oc.constraint.empty()) && arbiter == nullptr) {
@@ -311,13 +316,18 @@ std::expected<OnConflictPlan, Error> Binder::BindOnConflict(const OnConflict& oc
     return std::unexpected(e);
   }
   if (arbiter != nullptr) {
+    uint32_t found = 0;
     for (uint32_t pos = 0; pos <= t.storage->secondary.size(); ++pos) {
-      if (t.IndexAt(pos) == arbiter) plan.arbiter = static_cast<int>(pos);
+      const storage::IndexDesc* i = t.IndexAt(pos);
+      if (i == arbiter) found = pos;
+      if (i == arbiter || (i->indisunique && KeyColumnSet(*i) == KeyColumnSet(*arbiter))) {
+        plan.arbiters.push_back(pos);
+      }
     }
     // The existing row is found by the arbiter's key columns of the proposed row (the outer
     // row when the lookup opens).
     IndexAccess access;
-    access.index = static_cast<uint32_t>(plan.arbiter);
+    access.index = found;
     for (const storage::IndexKeyColumn& k : arbiter->keys) {
       const storage::ColumnDesc& c = t.columns[k.attnum - 1];
       BoundExprPtr col = MakeBound(BoundKind::kColumn, c.type, -1);

@@ -8,6 +8,7 @@
 // and UPDATE writes the columns SET assigns over the stored bytes of the others (Table::Update).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "sql/exec/run_dml.h"
@@ -153,7 +154,7 @@ std::expected<bool, Error> RowInserter::Insert(Row& input) {
   const storage::StorageError& err = addr.error();
   if (err.code != storage::StorageError::Code::kDuplicateKey) return std::unexpected(StorageFailure(err));
   const std::optional<OnConflictPlan>& oc = plan_.on_conflict;
-  if (!oc || (oc->arbiter >= 0 && static_cast<uint32_t>(oc->arbiter) != err.index)) {
+  if (!oc || (!oc->arbiters.empty() && std::ranges::find(oc->arbiters, err.index) == oc->arbiters.end())) {
     return std::unexpected(UniqueViolation(*plan_.table, err.index, row, ctx_.output));
   }
   if (!oc->update) return false;

@@ -33,9 +33,11 @@ struct RowChecks {
 
 struct OnConflictPlan {
   bool update = false;  // DO UPDATE (else DO NOTHING)
-  // The unique index that decides a conflict (position, as storage::IndexScan), or -1 for any
-  // unique index (DO NOTHING without a target).
-  int arbiter = -1;
+  // The unique indexes that decide a conflict (positions, as storage::IndexScan), or none for
+  // any unique index (DO NOTHING without a target): the inferred or named index and every other
+  // unique index over the same columns (a unique index beside the primary key), since an insert
+  // reports its conflict at whichever of them it reaches first.
+  std::vector<uint32_t> arbiters;
   // Finds the existing row: the arbiter's key taken from the proposed row (the outer row).
   std::shared_ptr<const TableScanNode> existing;
   // DO UPDATE's SET and WHERE, over the existing row followed by the proposed (EXCLUDED) row.

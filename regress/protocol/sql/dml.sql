@@ -64,6 +64,16 @@ INSERT INTO d_copy VALUES (2, 'skip', 1) ON CONFLICT (id) DO UPDATE SET label = 
 INSERT INTO d_copy VALUES (60, 'a', 1), (60, 'b', 2) ON CONFLICT (id) DO UPDATE SET label = excluded.label;
 INSERT INTO d_copy VALUES (1, 'x', 1) ON CONFLICT (label) DO NOTHING;
 INSERT INTO d_copy VALUES (1, 'x', 1) ON CONFLICT DO UPDATE SET label = 'y';
+-- Two unique indexes over the same column both arbitrate, whichever of them meets the conflict.
+CREATE TABLE twin (id int PRIMARY KEY, v text);
+CREATE UNIQUE INDEX twin_id ON twin (id);
+INSERT INTO twin VALUES (1, 'a');
+INSERT INTO twin VALUES (1, 'b') ON CONFLICT (id) DO NOTHING;
+INSERT INTO twin VALUES (1, 'c'), (2, 'c') ON CONFLICT (id) DO UPDATE SET v = excluded.v RETURNING *;
+INSERT INTO twin VALUES (2, 'd') ON CONFLICT ON CONSTRAINT twin_pkey DO UPDATE SET v = excluded.v RETURNING *;
+INSERT INTO twin VALUES (1, 'e');
+SELECT * FROM twin ORDER BY id;
+DROP TABLE twin;
 SELECT * FROM d_copy ORDER BY id;
 -- DML inside a block: a failed statement aborts the block
 BEGIN;
