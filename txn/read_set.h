@@ -17,7 +17,6 @@
 #include <unordered_map>
 
 #include "txn/address.h"
-#include "txn/object.h"
 
 namespace farmdb::txn {
 
