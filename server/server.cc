@@ -129,8 +129,8 @@ void Server::AcceptLoop() {
 void Server::Accept(int listener) {
   sockaddr_storage peer{};
   socklen_t len = sizeof peer;
-  int fd = ::accept4(listener, reinterpret_cast<sockaddr*>(&peer), &len,
-                     SOCK_CLOEXEC | SOCK_NONBLOCK);
+  // Blocking, as SocketChannel wants it: a connection waits for its client in recv.
+  int fd = ::accept4(listener, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC);
   if (fd < 0) {
     if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
       log_.warn("event=accept_failed error=\"{}\"", std::strerror(errno));

@@ -1,6 +1,5 @@
 #include "server/socket_channel.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -42,7 +41,6 @@ bool OpenSockets::Stopping() const {
 }
 
 SocketChannel::SocketChannel(int fd, OpenSockets& sockets) : fd_(fd), sockets_(sockets) {
-  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
   sockets_.Add(fd_);
 }
 

@@ -44,7 +44,7 @@ class OpenSockets {
 
 class SocketChannel : public Channel {
  public:
-  // Makes `fd` blocking (reads wait in recv) and adds it to `sockets` until destruction.
+  // `fd` must be blocking (reads wait in recv); it is in `sockets` until destruction.
   SocketChannel(int fd, OpenSockets& sockets);
   ~SocketChannel() override;
   SocketChannel(const SocketChannel&) = delete;

@@ -28,7 +28,7 @@ struct SocketPair {
     EXPECT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &len), 0);
     fds[1] = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     EXPECT_EQ(::connect(fds[1], reinterpret_cast<sockaddr*>(&address), len), 0);
-    fds[0] = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    fds[0] = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     EXPECT_GE(fds[0], 0);
     ::close(listener);
   }
