@@ -36,11 +36,6 @@ size_t PutRecord(std::span<std::byte> p, size_t at, ItemView item, std::optional
 
 }  // namespace
 
-std::strong_ordering CompareItems(ItemView a, ItemView b, bool unique) {
-  if (auto c = a.key <=> b.key; c != 0 || unique) return c;
-  return a.value <=> b.value;
-}
-
 std::expected<NodeView, std::string> NodeView::Open(std::span<const std::byte> bytes) {
   if (bytes.size() < kBTreeHeaderBytes || bytes.size() > kBTreeMaxNodeBytes ||
       Load<uint32_t>(bytes, kTagAt) != kBTreeNodeTag) {
@@ -77,20 +72,6 @@ NodeView NodeView::Header(std::span<const std::byte> bytes) {
   n.low_ = Load<uint16_t>(bytes, kLowAt);
   n.high_ = Load<uint8_t>(bytes, kHasHighAt) ? Load<uint16_t>(bytes, kHighAt) : 0;
   return n;
-}
-
-uint16_t NodeView::Slot(size_t i) const { return Load<uint16_t>(bytes_, kBTreeHeaderBytes + 2 * i); }
-
-ItemView NodeView::RecordAt(size_t at) const {
-  size_t k = Load<uint16_t>(bytes_, at), v = Load<uint16_t>(bytes_, at + 2);
-  const char* base = reinterpret_cast<const char*>(bytes_.data() + at + 4);
-  return {std::string_view(base, k), std::string_view(base + k, v)};
-}
-
-Addr NodeView::child(size_t i) const {
-  size_t at = Slot(i);
-  size_t k = Load<uint16_t>(bytes_, at), v = Load<uint16_t>(bytes_, at + 2);
-  return Addr{Load<uint64_t>(bytes_, at + 4 + k + v)};
 }
 
 std::optional<ItemView> NodeView::high() const {

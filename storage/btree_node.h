@@ -25,6 +25,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <cstring>
 #include <expected>
 #include <optional>
 #include <span>
@@ -60,8 +61,13 @@ struct BTreeItem {
   friend bool operator==(const BTreeItem&, const BTreeItem&) = default;
 };
 
-// The tree's order over items (see above).
-std::strong_ordering CompareItems(ItemView a, ItemView b, bool unique);
+// The tree's order over items (see above). Inline, as the node accessors below: a descent makes
+// a few dozen of these calls, and out of line each paid for a call and for passing both items
+// through the stack.
+inline std::strong_ordering CompareItems(ItemView a, ItemView b, bool unique) {
+  if (auto c = a.key <=> b.key; c != 0 || unique) return c;
+  return a.value <=> b.value;
+}
 
 // A node read in place. Open checks the header and that every slot and record lies inside the
 // bytes, so the accessors need no checks of their own. The bytes must outlive the view.
@@ -79,7 +85,11 @@ class NodeView {
   std::span<const std::byte> bytes() const { return bytes_; }
 
   ItemView item(size_t i) const { return RecordAt(Slot(i)); }
-  Addr child(size_t i) const;  // internal nodes only
+  // Internal nodes only.
+  Addr child(size_t i) const {
+    size_t at = Slot(i);
+    return Addr{LoadAt<uint64_t>(at + 4 + LoadAt<uint16_t>(at) + LoadAt<uint16_t>(at + 2))};
+  }
   ItemView low() const { return RecordAt(low_); }
   std::optional<ItemView> high() const;
   // The upper bound of item i's range: the next item, or the node's high fence after the last
@@ -94,8 +104,18 @@ class NodeView {
   friend class NodeBuffer;
   // The header's fields, unchecked: for bytes that are a node by construction.
   static NodeView Header(std::span<const std::byte> bytes);
-  uint16_t Slot(size_t i) const;
-  ItemView RecordAt(size_t offset) const;
+  template <typename T>
+  T LoadAt(size_t at) const {
+    T v;
+    std::memcpy(&v, bytes_.data() + at, sizeof(T));
+    return v;
+  }
+  uint16_t Slot(size_t i) const { return LoadAt<uint16_t>(kBTreeHeaderBytes + 2 * i); }
+  ItemView RecordAt(size_t at) const {
+    size_t k = LoadAt<uint16_t>(at), v = LoadAt<uint16_t>(at + 2);
+    const char* base = reinterpret_cast<const char*>(bytes_.data() + at + 4);
+    return {std::string_view(base, k), std::string_view(base + k, v)};
+  }
 
   std::span<const std::byte> bytes_;
   Addr tree_;
