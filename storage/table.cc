@@ -243,6 +243,7 @@ StorageResult<TableDescriptor> Table::Create(txn::Txn& t, RowSchema schema, Inde
 
 Table::Table(std::shared_ptr<const TableDescriptor> descriptor, TableCaches caches)
     : descriptor_(std::move(descriptor)), caches_(caches) {
+  indexes_.reserve(1 + descriptor_->secondary.size());
   indexes_.push_back(OpenIndex(descriptor_->primary, caches_));
   for (const IndexDescriptor& d : descriptor_->secondary) {
     indexes_.push_back(OpenIndex(d, caches_));
@@ -470,13 +471,19 @@ std::vector<Value> Table::Columns(const StoredRow& row) const {
 }
 
 void Table::Columns(const StoredRow& row, const std::vector<bool>& wanted, std::vector<Value>& out) const {
-  const std::vector<TypeId>& types = descriptor_->schema.columns;
+  // Locals, not members re-read after each ColumnInto call: most columns of a wide row are not
+  // wanted, and their check is the whole loop's cost.
+  const std::span<const TypeId> types = descriptor_->schema.columns;
+  const bool every = wanted.empty();
   out.resize(types.size());
+  Value* values = out.data();
+  auto want = wanted.begin();
   for (size_t i = 0; i < types.size(); ++i) {
-    if (wanted.empty() || wanted[i]) {
-      ColumnInto(row, i, out[i]);
-    } else if (!out[i].IsNull() || out[i].type != types[i]) {
-      out[i] = Value::Null(types[i]);  // else already so: a scan's previous row left it
+    if (every || *want++) {
+      ColumnInto(row, i, values[i]);
+    } else if (!values[i].IsNull() || values[i].type != types[i]) {
+      values[i].data.emplace<std::monostate>();  // else already so: a scan's previous row left it
+      values[i].type = types[i];
     }
   }
 }
