@@ -140,17 +140,20 @@ class TxnEngine {
   };
   // Locks every object (checking the expected versions) and copies each head to an old version;
   // appends to `locked` and raises *max_head_ts. On failure releases what it took and says why.
-  LockOutcome LockObjects(std::span<const RecordObject> objects, std::vector<LockedObject>* locked,
+  // The locked objects' payloads move into `locked` (no copy of every written object per commit):
+  // callers have encoded them into the LOCK record already and do not read them again.
+  LockOutcome LockObjects(std::span<RecordObject> objects, std::vector<LockedObject>* locked,
                           Timestamp* max_head_ts);
   // Installs the new values with write timestamp w, which unlocks (FaRM §4 step 4).
   void InstallLocked(std::vector<LockedObject>& locked, Timestamp w);
   void UnlockLocked(std::vector<LockedObject>& locked);
   void PollLoop();
-  void HandleRecord(const Record& r);
-  void OnLock(const Record& r);
+  // A received record, consumed: LOCK and COMMIT-BACKUP keep its objects without copying them.
+  void HandleRecord(Record&& r);
+  void OnLock(Record&& r);
   void OnCommitPrimary(const Record& r);
   void OnAbort(const Record& r);
-  void OnCommitBackup(const Record& r);
+  void OnCommitBackup(Record&& r);
   void OnTruncate(TxnId id);
   std::byte* LocalObject(Addr a, uint32_t lines);
 

@@ -21,12 +21,12 @@ std::byte* TxnEngine::LocalObject(Addr a, uint32_t lines) {
   return bytes.data() + a.offset();
 }
 
-void TxnEngine::HandleRecord(const Record& r) {
+void TxnEngine::HandleRecord(Record&& r) {
   for (TxnId t : r.truncated) OnTruncate(t);
   if (r.applied) return;  // the coordinator did this primary's work (engine.h)
   switch (r.type) {
-    case RecordType::kLock: OnLock(r); break;
-    case RecordType::kCommitBackup: OnCommitBackup(r); break;
+    case RecordType::kLock: OnLock(std::move(r)); break;
+    case RecordType::kCommitBackup: OnCommitBackup(std::move(r)); break;
     case RecordType::kCommitPrimary: OnCommitPrimary(r); break;
     case RecordType::kAbort: OnAbort(r); break;
     case RecordType::kTruncate: break;
@@ -54,19 +54,19 @@ bool TryLock(std::byte* mem, const RecordObject& o, Timestamp* head_ts) {
 void Unlock(std::byte* mem) { StoreWord(mem, LoadWord(mem) & ~kLockBit); }
 }  // namespace
 
-LockOutcome TxnEngine::LockObjects(std::span<const RecordObject> objects,
+LockOutcome TxnEngine::LockObjects(std::span<RecordObject> objects,
                                    std::vector<LockedObject>* locked, Timestamp* max_head_ts) {
   const size_t first = locked->size();
-  for (const RecordObject& o : objects) {
+  for (RecordObject& o : objects) {
     std::byte* mem = LocalObject(o.addr, o.lines);
     Timestamp head_ts = 0;
     LockOutcome outcome = mem && TryLock(mem, o, &head_ts) ? LockOutcome::kLocked : LockOutcome::kConflict;
-    LockedObject lo{o.addr, mem, o, {}};
+    LockedObject lo{o.addr, mem, std::move(o), {}};
     if (outcome == LockOutcome::kLocked && options_.multi_version) {
       // Copy the head to an old version while holding its lock (FaRMv2 §4.4); the pointer to it
       // is installed at COMMIT-PRIMARY.
       std::lock_guard l(old_versions_mu_);
-      auto slot = old_versions_.Allocate(o.lines);
+      auto slot = old_versions_.Allocate(lo.object.lines);
       if (slot) {
         lo.old = *slot;
       } else {
@@ -82,7 +82,7 @@ LockOutcome TxnEngine::LockObjects(std::span<const RecordObject> objects,
       return outcome;
     }
     // Outside old_versions_mu_: the slot is this transaction's alone.
-    if (lo.old.mem) CopyAsOldVersion(mem, lo.old.mem, o.lines);
+    if (lo.old.mem) CopyAsOldVersion(mem, lo.old.mem, lo.object.lines);
     *max_head_ts = std::max(*max_head_ts, head_ts);
     locked->push_back(std::move(lo));
   }
@@ -119,7 +119,7 @@ void TxnEngine::UnlockLocked(std::vector<LockedObject>& locked) {
 // A large transaction's LOCK comes in several records (commit.cc, Participants::Records), each answered on
 // its own; the objects of all of them are the transaction's at this primary. A record that
 // fails to lock releases its own objects; the coordinator's ABORT releases the rest.
-void TxnEngine::OnLock(const Record& r) {
+void TxnEngine::OnLock(Record&& r) {
   PrimaryTxn& txn = primary_txns_.try_emplace(r.txn, PrimaryTxn{TxnMachine(r.txn), {}}).first->second;
   LockReply reply{r.txn};
   reply.outcome = LockObjects(r.objects, &txn.objects, &reply.max_head_ts);
@@ -143,11 +143,12 @@ void TxnEngine::OnAbort(const Record& r) {
 }
 
 // Several COMMIT-BACKUP records of one transaction (a large one) add up.
-void TxnEngine::OnCommitBackup(const Record& r) {
-  auto [it, fresh] = backup_txns_.try_emplace(r.txn, r);
+void TxnEngine::OnCommitBackup(Record&& r) {
+  const TxnId id = r.txn;
+  auto [it, fresh] = backup_txns_.try_emplace(id, std::move(r));
   if (fresh) return;
   auto& objects = it->second.objects;
-  objects.insert(objects.end(), r.objects.begin(), r.objects.end());
+  objects.insert(objects.end(), std::make_move_iterator(r.objects.begin()), std::make_move_iterator(r.objects.end()));
 }
 
 void TxnEngine::OnTruncate(TxnId id) {
