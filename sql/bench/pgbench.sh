@@ -96,6 +96,7 @@ done
 
 # PostgreSQL's row of the same transport: the last of each transport's group.
 pg_of() { echo $(((${transport_of[$1]} + 1) * ${#systems[@]} - 1)); }
+# Rows go at the end of RESULTS.md, so its table of runs stays the last thing in the file.
 results="$here/RESULTS.md"
 if [ ! -f "$results" ]; then
   cat >"$results" <<'HEADER'
