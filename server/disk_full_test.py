@@ -122,18 +122,26 @@ def fill_with_rows(machines, size, room):
         conn.close()
 
 
-def fill_with_old_versions(room):
+def fill_with_old_versions(machines, size, room):
     """Updates while a REPEATABLE READ snapshot keeps every old version, until the old-version
-    region (64 MB) is full and the next one does not fit."""
-    print(f"-- old versions, 1 machine, {room // MB} MB left")
+    region (64 MB) is full and the next one does not fit.
+
+    On three machines the updates come from a session on another machine than the rows'
+    primary: sessions go to the machines in turn (sql/node.cc, NextMachine), so the rows are
+    inserted on one, the snapshot runs on the next and the updates on the third. The primary
+    then meets the full disk while it locks for a remote coordinator, and its LOCK-REPLY must
+    carry that back (LockOutcome::kNoSpace) as 53100, not as a conflict to retry."""
+    print(f"-- old versions, {machines} machine(s), {room // MB} MB left")
     rows = 8000  # 8 MB a pass: the old-version region holds about 8 passes
-    with server_on_tmpfs(1, 256 * MB, room) as (port, fs):
-        conn = connect(port)
+    with server_on_tmpfs(machines, size, room) as (port, fs):
+        owner = connect(port)
+        owner.autocommit = True
+        owner.cursor().execute("CREATE TABLE t (id int PRIMARY KEY, payload text)")
+        insert_rows(owner.cursor(), 1, rows)
+        snapshot = connect(port)
+        conn = connect(port) if machines > 1 else owner
         conn.autocommit = True
         cur = conn.cursor()
-        cur.execute("CREATE TABLE t (id int PRIMARY KEY, payload text)")
-        insert_rows(cur, 1, rows)
-        snapshot = connect(port)
         sc = snapshot.cursor()
         sc.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         sc.execute("SELECT count(*) FROM t")
@@ -171,6 +179,7 @@ def fill_with_old_versions(room):
                 time.sleep(0.05)
         check(updated, "an UPDATE commits once the snapshot ended")
         conn.close()
+        owner.close()
 
 
 # Regions are 64 MB. One machine: the first region the rows need does not fit. Three machines
@@ -180,6 +189,7 @@ def fill_with_old_versions(room):
 # gigabytes of tmpfs stalls a 2-core machine long enough to upset timing-bound tests beside it.
 fill_with_rows(1, 256 * MB, 40 * MB)
 fill_with_rows(3, 768 * MB, 150 * MB)
-fill_with_old_versions(40 * MB)
+fill_with_old_versions(1, 256 * MB, 40 * MB)
+fill_with_old_versions(3, 768 * MB, 40 * MB)
 
 finish()
