@@ -11,13 +11,6 @@ constexpr size_t kTagAt = 0, kTreeAt = 4, kLevelAt = 12, kUniqueAt = 13, kHasHig
                  kCountAt = 16, kHeapAt = 18, kLowAt = 20, kHighAt = 22;
 
 template <typename T>
-T Load(std::span<const std::byte> p, size_t at) {
-  T v;
-  std::memcpy(&v, p.data() + at, sizeof(T));
-  return v;
-}
-
-template <typename T>
 void Store(std::span<std::byte> p, size_t at, T v) {
   std::memcpy(p.data() + at, &v, sizeof(T));
 }
@@ -140,7 +133,7 @@ bool NodeBuffer::Insert(size_t i, NodeEntry entry) {
   const bool internal = !view_.leaf();
   const size_t record = entry.item.RecordSize(internal);
   const size_t count = view_.count();
-  auto heap_at = [&] { return size_t{Load<uint16_t>(bytes_, kHeapAt)}; };
+  auto heap_at = [&] { return size_t{NodeView::Load<uint16_t>(bytes_, kHeapAt)}; };
   if (heap_at() - (kBTreeHeaderBytes + 2 * count) < record + 2) {
     if (view_.LiveBytes() + record + 2 > view_.capacity()) return false;
     Compact();

@@ -88,7 +88,7 @@ class NodeView {
   // Internal nodes only.
   Addr child(size_t i) const {
     size_t at = Slot(i);
-    return Addr{LoadAt<uint64_t>(at + 4 + LoadAt<uint16_t>(at) + LoadAt<uint16_t>(at + 2))};
+    return Addr{Load<uint64_t>(bytes_, at + 4 + Load<uint16_t>(bytes_, at) + Load<uint16_t>(bytes_, at + 2))};
   }
   ItemView low() const { return RecordAt(low_); }
   std::optional<ItemView> high() const;
@@ -104,15 +104,16 @@ class NodeView {
   friend class NodeBuffer;
   // The header's fields, unchecked: for bytes that are a node by construction.
   static NodeView Header(std::span<const std::byte> bytes);
+  // A field of node bytes (also NodeBuffer's, a friend).
   template <typename T>
-  T LoadAt(size_t at) const {
+  static T Load(std::span<const std::byte> p, size_t at) {
     T v;
-    std::memcpy(&v, bytes_.data() + at, sizeof(T));
+    std::memcpy(&v, p.data() + at, sizeof(T));
     return v;
   }
-  uint16_t Slot(size_t i) const { return LoadAt<uint16_t>(kBTreeHeaderBytes + 2 * i); }
+  uint16_t Slot(size_t i) const { return Load<uint16_t>(bytes_, kBTreeHeaderBytes + 2 * i); }
   ItemView RecordAt(size_t at) const {
-    size_t k = LoadAt<uint16_t>(at), v = LoadAt<uint16_t>(at + 2);
+    size_t k = Load<uint16_t>(bytes_, at), v = Load<uint16_t>(bytes_, at + 2);
     const char* base = reinterpret_cast<const char*>(bytes_.data() + at + 4);
     return {std::string_view(base, k), std::string_view(base + k, v)};
   }
