@@ -21,7 +21,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -46,10 +45,12 @@ class ThreadFront {
   // The owner changed the map: every slot filled before misses.
   void Invalidate() { version_.fetch_add(1, std::memory_order_acq_rel); }
 
-  std::optional<Value> Find(Key key, uint64_t version) const {
+  // The calling thread's entry, or null: valid until this thread's next Fill or Erase on this
+  // front's type. A pointer, not a copy, so a hit on a shared_ptr copies it once, in the caller.
+  const Value* Find(Key key, uint64_t version) const {
     const Slot& slot = SlotOf(key);
-    if (slot.owner == id_ && slot.version == version && slot.key == key) return slot.value;
-    return std::nullopt;
+    if (slot.owner == id_ && slot.version == version && slot.key == key) return &slot.value;
+    return nullptr;
   }
   void Fill(Key key, Value value, uint64_t version) const { SlotOf(key) = {id_, version, key, std::move(value)}; }
   // Forgets this thread's entry for `key` (other threads' stay until the version moves).
