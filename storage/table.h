@@ -89,6 +89,7 @@ struct TableCaches {
   BTreeCache* btree = nullptr;
   SequenceCache* sequences = nullptr;  // only tables with a hidden row id use it
   HashDirectoryCache* hash = nullptr;  // hash indexes' directories (hints, hash_index.h)
+  friend bool operator==(const TableCaches&, const TableCaches&) = default;
 };
 
 // One row as read in a Txn: the object's bytes (owned) and a RowView over them. Move-only, so
@@ -158,6 +159,7 @@ class Table {
   // A handle over a descriptor (non-null) the catalog built; opens the index handles once.
   Table(std::shared_ptr<const TableDescriptor> descriptor, TableCaches caches);
   const TableDescriptor& descriptor() const { return *descriptor_; }
+  const TableCaches& caches() const { return caches_; }
 
   // INSERT one row (values: one per schema column, NULL or the column type's Value family).
   // Writes the row object and one entry per index, reading only index nodes. On kDuplicateKey

@@ -11,6 +11,15 @@
 
 namespace farmdb::sql {
 
+std::shared_ptr<const storage::Table> DatabaseAccess::TableFor(
+    const std::shared_ptr<const storage::TableDescriptor>& descriptor) {
+  for (const auto& t : tables_) {
+    if (&t->descriptor() == descriptor.get() && t->caches() == caches) return t;
+  }
+  if (tables_.size() == kMaxTables) tables_.clear();
+  return tables_.emplace_back(std::make_shared<const storage::Table>(descriptor, caches));
+}
+
 std::expected<void, Error> ExecContext::CheckInterrupts() const {
   if (cancel != nullptr && cancel->IsRequested()) {
     return std::unexpected(MakeError("57014", "canceling statement due to user request"));

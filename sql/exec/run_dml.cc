@@ -128,7 +128,7 @@ std::expected<txn::Addr, Error> WriteUpdated(const storage::Table& table, const 
 }  // namespace
 
 RowInserter::RowInserter(const InsertPlan& plan, ExecContext& ctx)
-    : plan_(plan), ctx_(ctx), table_(std::make_unique<storage::Table>(plan.table->storage, ctx.db->caches)) {}
+    : plan_(plan), ctx_(ctx), table_(ctx.db->TableFor(plan.table->storage)) {}
 
 RowInserter::~RowInserter() = default;
 
@@ -311,7 +311,8 @@ class UpdateRecompute final : public TransactionBlock::RowRecompute {
 
 std::expected<StatementOutput, Error> RunUpdate(const std::shared_ptr<const DmlPlan>& owner, const UpdatePlan& plan,
                                                 ExecContext& ctx) {
-  storage::Table table(plan.table->storage, ctx.db->caches);
+  const auto handle = ctx.db->TableFor(plan.table->storage);
+  const storage::Table& table = *handle;
   auto rows = SelectRows(*plan.scan, ctx);
   if (!rows) return std::unexpected(rows.error());
   TransactionBlock* block = ctx.transaction;
@@ -340,7 +341,8 @@ std::expected<StatementOutput, Error> RunUpdate(const std::shared_ptr<const DmlP
 }
 
 std::expected<StatementOutput, Error> RunDelete(const DeletePlan& plan, ExecContext& ctx) {
-  storage::Table table(plan.table->storage, ctx.db->caches);
+  const auto handle = ctx.db->TableFor(plan.table->storage);
+  const storage::Table& table = *handle;
   auto rows = SelectRows(*plan.scan, ctx);
   if (!rows) return std::unexpected(rows.error());
   StatementOutput out;

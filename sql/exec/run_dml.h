@@ -33,7 +33,7 @@ class RowInserter {
 
   const InsertPlan& plan_;
   ExecContext& ctx_;
-  std::unique_ptr<storage::Table> table_;
+  std::shared_ptr<const storage::Table> table_;
   // Rows this command inserted or updated (by Addr) under ON CONFLICT DO UPDATE, which may not
   // change one of them again.
   std::unordered_set<uint64_t> touched_;

@@ -37,8 +37,7 @@ std::expected<std::optional<Value>, Error> KeyValue(const BoundExpr& e, ExecCont
 
 std::expected<std::unique_ptr<TableScanCursor>, Error> TableScanCursor::Open(const TableScanNode& node, ExecContext& ctx) {
   if (ctx.db == nullptr || ctx.db->txn == nullptr) return std::unexpected(MakeError("XX000", "table scan without a transaction"));
-  auto table = std::make_unique<storage::Table>(node.table->storage, ctx.db->caches);
-  std::unique_ptr<TableScanCursor> cursor(new TableScanCursor(node, ctx, std::move(table)));
+  std::unique_ptr<TableScanCursor> cursor(new TableScanCursor(node, ctx, ctx.db->TableFor(node.table->storage)));
   const IndexAccess& access = node.access;
   std::vector<Value> prefix;
   prefix.reserve(access.equal.size() + 1);  // + a range bound's value

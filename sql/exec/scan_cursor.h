@@ -32,12 +32,12 @@ class TableScanCursor final : public Cursor {
   const storage::Table& table() const { return *table_; }
 
  private:
-  TableScanCursor(const TableScanNode& node, ExecContext& ctx, std::unique_ptr<storage::Table> table)
+  TableScanCursor(const TableScanNode& node, ExecContext& ctx, std::shared_ptr<const storage::Table> table)
       : node_(node), ctx_(ctx), table_(std::move(table)) {}
 
   const TableScanNode& node_;
   ExecContext& ctx_;
-  std::unique_ptr<storage::Table> table_;  // the iterator points to it
+  std::shared_ptr<const storage::Table> table_;  // the iterator points to it
   std::optional<storage::RowIterator> iterator_;  // nullopt: no row can match (or a point lookup)
   // A lookup of the whole primary key instead of iterator_: the row, if there is one, until
   // Next returns it.
