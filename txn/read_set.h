@@ -78,8 +78,8 @@ class ReadSet {
   // In the order read.
   class Iterator {
    public:
-    explicit Iterator(Item* const* at) : at_(at) {}
-    Item& operator*() const { return **at_; }
+    explicit Iterator(const Item* const* at) : at_(at) {}
+    const Item& operator*() const { return **at_; }
     Iterator& operator++() {
       ++at_;
       return *this;
@@ -87,7 +87,7 @@ class ReadSet {
     friend bool operator==(Iterator, Iterator) = default;
 
    private:
-    Item* const* at_;
+    const Item* const* at_;
   };
   Iterator begin() const { return Iterator(items_.data()); }
   Iterator end() const { return Iterator(items_.data() + items_.size()); }
