@@ -27,7 +27,8 @@ std::expected<DatabaseAccess*, Error> Access(ExecContext& ctx) {
 
 // Bytes of the table's rows, or of the entries of its index at storage position `index`.
 std::expected<int64_t, Error> ScanBytes(DatabaseAccess& db, const storage::TableDesc& table, std::optional<uint32_t> index) {
-  storage::Table t(table.storage, db.caches);
+  const auto handle = db.TableFor(table.storage);
+  const storage::Table& t = *handle;
   auto rows = t.Scan(*db.txn, storage::IndexScan{});
   if (!rows) return std::unexpected(StorageFailure(rows.error()));
   const storage::TableDescriptor& d = *table.storage;
