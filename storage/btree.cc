@@ -110,15 +110,19 @@ StorageResult<BTree::Path> BTree::Descend(Txn& t, const Target& target, bool use
       if (step.pin) {
         step.node = step.pin->node;
         via_cache = true;
+        // A cached node is a hint and goes unchecked: what counts is the check of the leaf, which
+        // is always read through the transaction, so its fences show whether the hints led to
+        // the leaf covering the target. Only the levels must fall, so that a descent through
+        // stale hints still ends.
+        stale = !path.empty() && step.node.level() >= path.back().node.level();
       } else {
         auto n = ReadNode(t, a);
         // Below a stale cached node the address may hold anything, or nothing, by now.
         if (!n && !(via_cache && !n.error().IsRetryable())) return std::unexpected(n.error());
-        stale = !n;
+        // The fence check of this parent-to-child step (and, at the root, the whole key space).
+        stale = !n || n->low() != low || n->high() != high || !target.Covers(*n);
         if (n) step.node = *n;
       }
-      // The fence check of this parent-to-child step (and, at the root, the whole key space).
-      stale = stale || step.node.low() != low || step.node.high() != high || !target.Covers(step.node);
       if (stale) {
         if (!via_cache) return Failure(StorageError::Code::kCorrupt);
         break;
@@ -265,13 +269,13 @@ StorageResult<void> BTree::Insert(Txn& t, std::string_view key, std::string_view
 // The empty leaf covering `target` goes, with every ancestor that has it as its only child (the
 // chain [top, leaf] of the path). The parent of `top` drops it, and the neighbour next to it
 // takes over its range: a right neighbour's low fence moves down to top's low fence, a left
-// neighbour's high fence up to top's high fence. Fences are checked at every parent-to-child
-// step, so the neighbour's edge descendants down to the leaf level (its first children, or its
-// last) get the new fence too. This writes the parent and that edge, once per emptied leaf. If
-// the neighbour's edge cannot hold the new fence (variable-width keys, a full node) the empty
-// leaf stays, which is still a correct tree. Descents through stale cached nodes reach either a
-// freed address or a node whose fences disagree, and both send them back through the
-// transaction (Descend).
+// neighbour's high fence up to top's high fence. Fences are checked at every step read through
+// the transaction, so the neighbour's edge descendants down to the leaf level (its first
+// children, or its last) get the new fence too. This writes the parent and that edge, once per
+// emptied leaf. If the neighbour's edge cannot hold the new fence (variable-width keys, a full
+// node) the empty leaf stays, which is still a correct tree. Descents through stale cached nodes
+// reach either a freed address or a node whose fences disagree, and both send them back through
+// the transaction (Descend).
 StorageResult<void> BTree::UnlinkEmpty(Txn& t, const Target& target) const {
   auto path = Descend(t, target, false);
   if (!path) return std::unexpected(path.error());

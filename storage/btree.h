@@ -1,12 +1,13 @@
 // BTree: an ordered index over opaque byte-string keys and values whose nodes are FaRM objects
 // (FaRM SOSP'15 §6.2 and FaRMv2 §2), built only from txn transactions.
 //
-// Every node carries fence keys (btree_node.h); each parent-to-child step checks the child's
-// fences against the bounds the parent gave it. A per-machine BTreeCache keeps copies of internal
-// nodes, so a lookup usually reads only its leaf through the transaction: the leaf enters the read
-// set, and its fences prove it is the leaf for the key at the read timestamp, so stale cached
-// internal nodes can only send a lookup to a leaf whose fences then disagree, which drops them
-// from the cache and repeats the descent through the transaction. Range scans read each leaf they
+// Every node carries fence keys (btree_node.h); each step to a node read through the transaction
+// checks its fences against the bounds the parent gave it. A per-machine BTreeCache keeps copies
+// of internal nodes, so a lookup usually reads only its leaf through the transaction: the leaf
+// enters the read set, and its fences prove it is the leaf for the key at the read timestamp, so
+// cached nodes are hints that go unchecked: stale ones can only send a lookup to a leaf whose
+// fences then disagree, which drops them from the cache and repeats the descent through the
+// transaction. Range scans read each leaf they
 // cover in the transaction, so a concurrent insert into the range (which writes one of those
 // leaves) fails the scanner's validation: no phantoms under serializable transactions.
 //
