@@ -93,6 +93,7 @@ cluster::CompletionPtr Txn::Participants::Send(Txn& t, MachineId to, Record r,
   return log.Append(std::move(bytes));
 }
 
+// The records' objects view the write set's payloads: writes_ stays unchanged while `p` is used.
 Txn::Participants Txn::Plan() {
   Participants p;
   cluster::Machine& machine = worker_->engine().machine();
@@ -101,7 +102,7 @@ Txn::Participants Txn::Plan() {
     auto place = machine.Lookup(addr.region());
     RecordObject o{addr, w.expected, w.flags, w.lines, w.payload};
     for (MachineId b : place->backups) p.backup_objects[b].push_back(o);
-    p.primary_objects[place->primary].push_back(std::move(o));
+    p.primary_objects[place->primary].push_back(o);
   }
   return p;
 }
@@ -147,7 +148,7 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   for (auto& [m, objs] : p.primary_objects) {
     if (m == p.self) continue;
     for (auto chunk : p.Records(*this, m, lock, objs)) {
-      sent.push_back(p.Send(*this, m, lock, chunk));
+      sent.push_back(p.Send(*this, m, Rec(RecordType::kLock), chunk));
     }
   }
   // The local primary's locks are taken here while the remote LOCKs are in flight.
@@ -156,7 +157,7 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   LockOutcome outcome = LockOutcome::kLocked;
   if (auto local = p.primary_objects.find(p.self); local != p.primary_objects.end()) {
     for (auto chunk : p.Records(*this, p.self, lock, local->second)) {
-      p.LogLocal(*this, lock, chunk);
+      p.LogLocal(*this, Rec(RecordType::kLock), chunk);
     }
     outcome = worker_->engine().LockObjects(local->second, &p.local_locked, &max_head);
   }
@@ -230,7 +231,7 @@ bool Txn::CommitBackupPhase(Participants& p, Timestamp w) {
   const Record backup = Rec(RecordType::kCommitBackup, w);
   for (auto& [m, objs] : p.backup_objects) {
     for (auto chunk : p.Records(*this, m, backup, objs)) {
-      acks.push_back(p.Send(*this, m, backup, chunk));
+      acks.push_back(p.Send(*this, m, Rec(RecordType::kCommitBackup, w), chunk));
     }
   }
   // All backups have it before any primary exposes it. A failed write is not an ack.

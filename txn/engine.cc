@@ -248,7 +248,7 @@ void TxnEngine::PollLoop() {
         progress = true;
         uint64_t w0;
         std::memcpy(&w0, bytes->data(), 8);
-        if (auto rec = DecodeRecord(*bytes, !(w0 & kRecordApplied))) HandleRecord(std::move(*rec));
+        if (auto rec = DecodeRecord(std::move(*bytes), !(w0 & kRecordApplied))) HandleRecord(std::move(*rec));
       }
       // Lazy head publication: when a good chunk was consumed, or when idle. At most one
       // publication per sender is in flight, so the sender's mirror only moves forward even if

@@ -137,12 +137,13 @@ class TxnEngine {
   struct PrimaryTxn {
     MachineId coordinator;
     std::vector<LockedObject> objects;
+    std::vector<RawBytes> buffers;  // of the LOCK records, which `objects`' payloads view
   };
   // Locks every object (checking the expected versions) and copies each head to an old version;
   // appends to `locked` and raises *max_head_ts. On failure releases what it took and says why.
-  // The locked objects' payloads move into `locked` (no copy of every written object per commit):
-  // callers have encoded them into the LOCK record already and do not read them again.
-  LockOutcome LockObjects(std::span<RecordObject> objects, std::vector<LockedObject>* locked,
+  // `locked` keeps the objects' payload views: their bytes must live until InstallLocked or
+  // UnlockLocked.
+  LockOutcome LockObjects(std::span<const RecordObject> objects, std::vector<LockedObject>* locked,
                           Timestamp* max_head_ts);
   // Installs the new values with write timestamp w, which unlocks (FaRM §4 step 4).
   void InstallLocked(std::vector<LockedObject>& locked, Timestamp w);

@@ -44,7 +44,8 @@ Record Sized(TxnId id, size_t payload_lines) {
   RecordObject o;
   o.addr = Addr::Of(1, 64 * id);
   o.lines = static_cast<uint32_t>(payload_lines);
-  o.payload.assign(40 + 56 * (payload_lines - 1), std::byte(id));
+  RawBytes& payload = r.buffers.emplace_back(40 + 56 * (payload_lines - 1), std::byte(id));
+  o.payload = payload;
   r.objects.push_back(o);
   return r;
 }
@@ -64,7 +65,7 @@ TEST(LogTest, RecordsRoundTripInOrderAcrossManyWrapsWithReservations) {
         EXPECT_EQ(r->txn, next_read);
         EXPECT_EQ(r->write_ts, next_read * 10);
         EXPECT_EQ(r->truncated, std::vector<TxnId>{next_read + 1000});
-        EXPECT_EQ(r->objects.at(0).payload.at(0), std::byte(next_read));
+        EXPECT_EQ(r->objects.at(0).payload.front(), std::byte(next_read));
         ++next_read;
       }
       ring.PublishHead();
@@ -186,7 +187,7 @@ TEST(LogTest, LocalWriterAppendsInPlaceWithoutTheFabric) {
     ASSERT_TRUE(got.has_value());
     EXPECT_EQ(got->txn, id);
     EXPECT_EQ(got->applied, id % 2 == 0);
-    EXPECT_EQ(got->objects.at(0).payload.at(0), std::byte(id));
+    EXPECT_EQ(got->objects.at(0).payload.front(), std::byte(id));
     mirror = reader.head();  // what the receiver's head publication would write
   }
   EXPECT_GT(reader.head(), kSize) << "the test should have wrapped the ring";

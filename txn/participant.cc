@@ -54,14 +54,14 @@ bool TryLock(std::byte* mem, const RecordObject& o, Timestamp* head_ts) {
 void Unlock(std::byte* mem) { StoreWord(mem, LoadWord(mem) & ~kLockBit); }
 }  // namespace
 
-LockOutcome TxnEngine::LockObjects(std::span<RecordObject> objects,
+LockOutcome TxnEngine::LockObjects(std::span<const RecordObject> objects,
                                    std::vector<LockedObject>* locked, Timestamp* max_head_ts) {
   const size_t first = locked->size();
-  for (RecordObject& o : objects) {
+  for (const RecordObject& o : objects) {
     std::byte* mem = LocalObject(o.addr, o.lines);
     Timestamp head_ts = 0;
     LockOutcome outcome = mem && TryLock(mem, o, &head_ts) ? LockOutcome::kLocked : LockOutcome::kConflict;
-    LockedObject lo{o.addr, mem, std::move(o), {}};
+    LockedObject lo{o.addr, mem, o, {}};
     if (outcome == LockOutcome::kLocked && options_.multi_version) {
       // Copy the head to an old version while holding its lock (FaRMv2 §4.4); the pointer to it
       // is installed at COMMIT-PRIMARY.
@@ -123,7 +123,11 @@ void TxnEngine::OnLock(Record&& r) {
   PrimaryTxn& txn = primary_txns_.try_emplace(r.txn, PrimaryTxn{TxnMachine(r.txn), {}}).first->second;
   LockReply reply{r.txn};
   reply.outcome = LockObjects(r.objects, &txn.objects, &reply.max_head_ts);
-  if (txn.objects.empty()) primary_txns_.erase(r.txn);
+  if (txn.objects.empty()) {
+    primary_txns_.erase(r.txn);
+  } else {
+    std::ranges::move(r.buffers, std::back_inserter(txn.buffers));
+  }
   machine_->Send(TxnMachine(r.txn), kMsgLockReply, EncodeLockReply(reply));
 }
 
@@ -147,8 +151,9 @@ void TxnEngine::OnCommitBackup(Record&& r) {
   const TxnId id = r.txn;
   auto [it, fresh] = backup_txns_.try_emplace(id, std::move(r));
   if (fresh) return;
-  auto& objects = it->second.objects;
-  objects.insert(objects.end(), std::make_move_iterator(r.objects.begin()), std::make_move_iterator(r.objects.end()));
+  Record& merged = it->second;
+  merged.objects.insert(merged.objects.end(), r.objects.begin(), r.objects.end());
+  std::ranges::move(r.buffers, std::back_inserter(merged.buffers));
 }
 
 void TxnEngine::OnTruncate(TxnId id) {

@@ -40,9 +40,10 @@ std::vector<std::byte> EncodeRecord(const Record& r, std::span<const RecordObjec
   return out;
 }
 
-std::optional<Record> DecodeRecord(std::span<const std::byte> bytes, bool with_objects) {
-  ByteReader rd(bytes);
+std::optional<Record> DecodeRecord(RawBytes bytes, bool with_objects) {
   Record r;
+  // Moved in before parsing: the payload views point into the buffer where it stays.
+  ByteReader rd(with_objects ? r.buffers.emplace_back(std::move(bytes)) : bytes);
   uint64_t w0 = rd.U64();
   r.type = static_cast<RecordType>((w0 >> 32) & 0xff);
   r.applied = (w0 & kRecordApplied) != 0;
@@ -57,8 +58,7 @@ std::optional<Record> DecodeRecord(std::span<const std::byte> bytes, bool with_o
     o.flags = rd.U32();
     o.lines = rd.U32();
     if (o.lines == 0 || o.lines > 4096) return std::nullopt;
-    auto p = rd.Bytes(PayloadCapacity(o.lines));
-    o.payload.assign(p.begin(), p.end());
+    o.payload = rd.Bytes(PayloadCapacity(o.lines));
     rd.Align8();
     r.objects.push_back(std::move(o));
   }

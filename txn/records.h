@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "txn/address.h"
+#include "txn/object.h"
 
 namespace farmdb::txn {
 
@@ -38,7 +39,11 @@ struct RecordObject {
   Timestamp expected = kAnyVersion;  // version read (LOCK checks it); kAnyVersion for new objects
   uint32_t flags = 0;
   uint32_t lines = 1;
-  std::vector<std::byte> payload;  // PayloadCapacity(lines) bytes
+  // PayloadCapacity(lines) bytes, not owned: at a coordinator a view into its transaction's write
+  // set (commit.cc Plan), which stays unchanged until the commit ends; in a decoded record a view
+  // into the record's `buffers`. A commit thus copies each written object into its log records
+  // and its head, not into a RecordObject first.
+  std::span<const std::byte> payload;
 };
 
 struct Record {
@@ -52,6 +57,16 @@ struct Record {
   Timestamp write_ts = 0;
   std::vector<TxnId> truncated;
   std::vector<RecordObject> objects;
+  // The encoded bytes the objects' payloads view (DecodeRecord): one buffer per record received,
+  // since a backup merges the records of a streamed COMMIT-BACKUP into one (participant.cc).
+  std::vector<RawBytes> buffers;
+
+  // Move-only: a copy's objects would view the original's buffers.
+  Record() = default;
+  Record(Record&&) = default;
+  Record& operator=(Record&&) = default;
+  Record(const Record&) = delete;
+  Record& operator=(const Record&) = delete;
 };
 
 // Encodes with room for the trailer; length is a multiple of 32.
@@ -64,8 +79,9 @@ uint64_t EncodedSize(const Record& r, std::span<const RecordObject> objects);
 // The bytes one object takes in an encoded record (its header and padded payload).
 uint64_t EncodedSize(const RecordObject& o);
 // `with_objects` false leaves `objects` empty: for applied records, whose objects the
-// participant never looks at (engine.h "Local participant").
-std::optional<Record> DecodeRecord(std::span<const std::byte> bytes, bool with_objects = true);
+// participant never looks at (engine.h "Local participant"). Otherwise the record keeps `bytes`
+// in `buffers`, and its objects' payloads are views into them.
+std::optional<Record> DecodeRecord(RawBytes bytes, bool with_objects = true);
 
 // Word 0 of an encoded record: length | type << 32 | kRecordApplied if applied.
 inline constexpr uint64_t kRecordApplied = uint64_t{1} << 40;
