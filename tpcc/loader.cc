@@ -9,6 +9,7 @@
 #include <ctime>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -33,9 +34,15 @@ std::string Now() {
 // Runs `step` (one statement, its own transaction) until it succeeds, again after each 40001 or
 // 40P01: concurrent COPYs into one B-tree conflict at commit under optimistic concurrency
 // control, and with replicas a statement may find an object still locked by the previous
-// commit. `what` names the statement in the error. Returns the number of retries.
+// commit. Each retry waits a random time below a bound that doubles up to kMaxBackoff, so that
+// loaders whose COPYs keep meeting at commit fall out of step: retried at once, one COPY of
+// order_line failed validation 50 times in a row (8 warehouses, 2 loaders, 2026-11-29).
+// `what` names the statement in the error. Returns the number of retries.
 template <typename Step>
 PgResult<int64_t> Retrying(const std::string& what, Step&& step) {
+  constexpr std::chrono::milliseconds kMaxBackoff{200};
+  thread_local std::minstd_rand rng(std::random_device{}());
+  std::chrono::milliseconds bound{1};
   for (int attempt = 1;; ++attempt) {
     auto r = step();
     if (r) return attempt - 1;
@@ -44,6 +51,8 @@ PgResult<int64_t> Retrying(const std::string& what, Step&& step) {
       e.message = fmt::format("{} (attempt {}): {}", what, attempt, e.message);
       return std::unexpected(std::move(e));
     }
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % (bound.count() * 1000 + 1)));
+    bound = std::min(2 * bound, kMaxBackoff);
   }
 }
 
