@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): farmdb on 1 machine against PostgreSQL 15 in paired runs. Both servers
+# are loaded once and stay up; then each round runs farmdb and PostgreSQL one after the other,
+# in the order farmdb-PostgreSQL in odd rounds and PostgreSQL-farmdb in even ones, and reports
+# the round's ratio of new-orders/s. The server not being measured is stopped (SIGSTOP), so
+# neither its pollers nor its background workers take CPU from the other.
+#
+# side_by_side.sh runs its configurations minutes apart, and on a shared machine the host's speed
+# moves between them: there the ratio swung from 1.96x to 2.44x in two runs of the same build
+# (tpcc/RESULTS.md). Here the two halves of a pair run within a minute of each other, and the
+# alternating order cancels a steady drift. That is not all of the host's noise: on the 2-core
+# machine of RESULTS.md ("Paired runs") rounds a minute apart still differed by up to a third,
+# so take the median of several rounds, and of more than one run. Both databases grow by the
+# same runs. Prints a Markdown table; nothing is written to RESULTS.md.
+#
+#   tpcc/paired.sh path/to/farmdb path/to/tpcc      (release builds)
+#
+# Environment: FARMDB_TPCC_WAREHOUSES (default 8), FARMDB_TPCC_CONNECTIONS (8),
+# FARMDB_TPCC_WARMUP (10 s), FARMDB_TPCC_SECONDS (30 s per run), FARMDB_TPCC_ROUNDS (4),
+# FARMDB_TPCC_LOADERS (2). farmdb runs SERIALIZABLE, PostgreSQL READ COMMITTED with
+# synchronous_commit=off, as in side_by_side.sh, over TCP on the loopback.
+set -euo pipefail
+
+[ $# -eq 2 ] || { echo "usage: $0 path/to/farmdb path/to/tpcc" >&2; exit 2; }
+farmdb=$(realpath "$1")
+tpcc=$(realpath "$2")
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../tools/bench/servers.sh
+. "$here/../tools/bench/servers.sh"
+warehouses=${FARMDB_TPCC_WAREHOUSES:-8}
+connections=${FARMDB_TPCC_CONNECTIONS:-8}
+warmup=${FARMDB_TPCC_WARMUP:-10}
+seconds=${FARMDB_TPCC_SECONDS:-30}
+rounds=${FARMDB_TPCC_ROUNDS:-4}
+loaders=${FARMDB_TPCC_LOADERS:-2}
+
+bench_init
+bench_start_farmdb "$farmdb"
+bench_start_postgres -c synchronous_commit=off -c shared_buffers=1GB
+pg_pid=$(head -1 "$bench_work/pg/postmaster.pid")
+farmdb_dsn="host=127.0.0.1 port=$farmdb_port user=postgres dbname=postgres"
+pg_dsn="host=127.0.0.1 port=$pg_port user=postgres dbname=postgres"
+for dsn in "$farmdb_dsn" "$pg_dsn"; do
+  "$tpcc" load --dsn "$dsn" -w "$warehouses" -c "$loaders" >/dev/null
+done
+
+# pause SIGNAL SERVER: SIGSTOP or SIGCONT the server, with all its processes for PostgreSQL (a
+# backend may exit between listing and signalling it).
+pause() {
+  if [ "$2" = farmdb ]; then
+    kill "-$1" "$bench_farmdb_pid"
+  else
+    kill "-$1" "$pg_pid"
+    pkill "-$1" -P "$pg_pid" || true
+  fi
+}
+
+# measure SERVER -> "new-orders/s server-CPU-ms-per-transaction"; the other server is stopped.
+measure() {
+  local server=$1 dsn pid isolation other before after
+  if [ "$server" = farmdb ]; then
+    dsn=$farmdb_dsn pid=$bench_farmdb_pid isolation=serializable other=postgres
+  else
+    dsn=$pg_dsn pid=$pg_pid isolation=read-committed other=farmdb
+  fi
+  pause STOP "$other"
+  before=$(bench_cpu_ticks "$pid")
+  "$tpcc" run --dsn "$dsn" -c "$connections" --warmup "$warmup" --duration "$seconds" --no-check \
+    --isolation "$isolation" --log "$bench_work/run.tsv" --plot "$bench_work/run.png" >"$bench_work/run.out" ||
+    { echo "tpcc run failed against $server" >&2; exit 1; }
+  sleep 1  # PostgreSQL's backends exit, and their CPU time reaches the postmaster's children
+  after=$(bench_cpu_ticks "$pid")
+  pause CONT "$other"
+  awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+    '$1 == "NewOrder" { no = $3 } $1 == "all" { n = $2 }
+     END { printf "%s %.3f\n", no, ticks / hz * 1000 / n }' "$bench_work/run.out"
+}
+
+echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC on $(bench_machine): $warehouses warehouses, $connections connections," \
+  "${warmup} s warm-up and ${seconds} s measured per run, $rounds rounds."
+echo
+echo "| round | order | farmdb new-orders/s | PostgreSQL new-orders/s | ratio | server CPU ms per tx, farmdb / PostgreSQL |"
+echo "|---|---|---|---|---|---|"
+ratios=()
+for round in $(seq "$rounds"); do
+  if [ $((round % 2)) -eq 1 ]; then
+    order="farmdb first"
+    f=$(measure farmdb)
+    p=$(measure postgres)
+  else
+    order="PostgreSQL first"
+    p=$(measure postgres)
+    f=$(measure farmdb)
+  fi
+  read -r f_no f_cpu <<<"$f"
+  read -r p_no p_cpu <<<"$p"
+  ratio=$(bench_ratio "$f_no" "$p_no")
+  ratios+=("$ratio")
+  echo "| $round | $order | $f_no | $p_no | ${ratio}x | $f_cpu / $p_cpu |"
+done
+echo
+median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ r[NR] = $1 } END { printf "%.2f\n", (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
+echo "Median ratio of new-orders/s, farmdb 1 machine / PostgreSQL: ${median}x."
+for dsn in "$farmdb_dsn" "$pg_dsn"; do
+  if ! "$tpcc" check --dsn "$dsn" >"$bench_work/check.out"; then
+    cat "$bench_work/check.out" >&2
+    echo "consistency checks failed ($dsn)" >&2
+    exit 1
+  fi
+done
+echo "Consistency checks passed on both."
