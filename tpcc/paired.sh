@@ -55,7 +55,9 @@ pause() {
   fi
 }
 
-# measure SERVER -> "new-orders/s server-CPU-ms-per-transaction"; the other server is stopped.
+# measure SERVER -> "new-orders/s server-CPU-ms-per-transaction"; the other server is stopped
+# meanwhile, and resumed even when the run fails (a stopped PostgreSQL would hold up the cleanup's
+# pg_ctl stop).
 measure() {
   local server=$1 dsn pid isolation other before after
   if [ "$server" = farmdb ]; then
@@ -67,7 +69,7 @@ measure() {
   before=$(bench_cpu_ticks "$pid")
   "$tpcc" run --dsn "$dsn" -c "$connections" --warmup "$warmup" --duration "$seconds" --no-check \
     --isolation "$isolation" --log "$bench_work/run.tsv" --plot "$bench_work/run.png" >"$bench_work/run.out" ||
-    { echo "tpcc run failed against $server" >&2; exit 1; }
+    { pause CONT "$other"; echo "tpcc run failed against $server" >&2; exit 1; }
   sleep 1  # PostgreSQL's backends exit, and their CPU time reaches the postmaster's children
   after=$(bench_cpu_ticks "$pid")
   pause CONT "$other"
