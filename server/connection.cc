@@ -123,7 +123,7 @@ bool Connection::ReadBytes(char* out, size_t n, ReadFailure& failure) {
   return false;
 }
 
-std::expected<FrontendMessage, Connection::ReadFailure> Connection::ReadMessage(Phase phase) {
+std::expected<char, Connection::ReadFailure> Connection::ReadBody(Phase phase) {
   // The failure is built only on the way out: a ProtocolError costs a string per message.
   auto failed = [](ReadStatus status) { return std::unexpected(ReadFailure{status, {}}); };
   char header[5];
@@ -131,12 +131,12 @@ std::expected<FrontendMessage, Connection::ReadFailure> Connection::ReadMessage(
   auto body_length = CheckMessageHeader(header[0], GetInt32({header, sizeof header}, 1), phase,
                                         env_.config->max_message_size);
   if (!body_length) return std::unexpected(ReadFailure{ReadStatus::kOk, body_length.error()});
-  std::string& body = body_;
-  body.clear();
-  while (body.size() < *body_length) {
-    size_t have = body.size();
-    body.resize(std::min<size_t>(*body_length, have + kReadChunk));
-    if (ReadStatus s = channel_.ReadExact(body.data() + have, body.size() - have); s != ReadStatus::kOk) {
+  if (body_.capacity() > kKeptBodyBytes) std::string().swap(body_);
+  body_.clear();
+  while (body_.size() < *body_length) {
+    size_t have = body_.size();
+    body_.resize(std::min<size_t>(*body_length, have + kReadChunk));
+    if (ReadStatus s = channel_.ReadExact(body_.data() + have, body_.size() - have); s != ReadStatus::kOk) {
       // A message cut off by EOF: the client may still read (half-close), so say why.
       if (s == ReadStatus::kClosed) {
         return std::unexpected(ReadFailure{ReadStatus::kOk, ProtocolError{"08P01", "unexpected EOF within message"}});
@@ -144,7 +144,13 @@ std::expected<FrontendMessage, Connection::ReadFailure> Connection::ReadMessage(
       return failed(s);
     }
   }
-  auto message = DecodeMessage(header[0], body);
+  return header[0];
+}
+
+std::expected<FrontendMessage, Connection::ReadFailure> Connection::ReadMessage(Phase phase) {
+  auto type = ReadBody(phase);
+  if (!type) return std::unexpected(std::move(type.error()));
+  auto message = DecodeMessage(*type, body_);
   if (!message) return std::unexpected(ReadFailure{ReadStatus::kOk, message.error()});
   return std::move(*message);
 }
@@ -282,49 +288,50 @@ bool Connection::StartSession(std::vector<std::pair<std::string, std::string>> s
 
 void Connection::Serve() {
   while (!broken_) {
-    auto message = ReadMessage(Phase::kReady);
-    if (!message) {
-      EndWith(message.error());
-      return;
-    }
-    // postgres.c: after an extended-protocol error, everything up to Sync is skipped.
-    if (ignore_till_sync_ && !std::holds_alternative<Sync>(*message)) continue;
+    auto type = ReadBody(Phase::kReady);
+    if (!type) return EndWith(type.error());
+    // postgres.c: after an extended-protocol error, everything up to Sync is skipped unread.
+    if (ignore_till_sync_ && *type != 'S') continue;
     bool terminate = false;
-    std::visit(
-        [&](const auto& m) {
-          using T = std::decay_t<decltype(m)>;
-          if constexpr (std::is_same_v<T, Query>) {
-            SimpleQuery(m);
-          } else if constexpr (std::is_same_v<T, Parse>) {
-            HandleParse(m);
-          } else if constexpr (std::is_same_v<T, Bind>) {
-            HandleBind(m);
-          } else if constexpr (std::is_same_v<T, Describe>) {
-            HandleDescribe(m);
-          } else if constexpr (std::is_same_v<T, Execute>) {
-            HandleExecute(m);
-          } else if constexpr (std::is_same_v<T, Close>) {
-            HandleClose(m);
-          } else if constexpr (std::is_same_v<T, Sync>) {
-            HandleSync();
-          } else if constexpr (std::is_same_v<T, server::Flush>) {
-            Flush();
-          } else if constexpr (std::is_same_v<T, Terminate>) {
-            terminate = true;
-          } else if constexpr (std::is_same_v<T, FunctionCall>) {
-            sql::Error error;
-            error.sqlstate = "0A000";
-            error.message = "fastpath function calls are not supported";
-            PutError(out_, error);
-            PutReadyForQuery(out_, session_->Status());
-            Flush();
-          }
-          // CopyData/CopyDone/CopyFail outside COPY are ignored, per the protocol spec (a COPY
-          // that failed early leaves the client still sending them).
-        },
-        *message);
-    // Given back only once the message is handled: a decoded Bind's values point into it.
-    if (body_.capacity() > kKeptBodyBytes) std::string().swap(body_);
+    if (*type == 'B') {
+      // On every statement's path: decoded into bind_, with no allocation once it has grown.
+      if (auto violation = DecodeBind(body_, bind_)) return EndWith({ReadStatus::kOk, std::move(*violation)});
+      HandleBind(bind_);
+    } else {
+      auto message = DecodeMessage(*type, body_);
+      if (!message) return EndWith({ReadStatus::kOk, message.error()});
+      std::visit(
+          [&](const auto& m) {
+            using T = std::decay_t<decltype(m)>;
+            if constexpr (std::is_same_v<T, Query>) {
+              SimpleQuery(m);
+            } else if constexpr (std::is_same_v<T, Parse>) {
+              HandleParse(m);
+            } else if constexpr (std::is_same_v<T, Describe>) {
+              HandleDescribe(m);
+            } else if constexpr (std::is_same_v<T, Execute>) {
+              HandleExecute(m);
+            } else if constexpr (std::is_same_v<T, Close>) {
+              HandleClose(m);
+            } else if constexpr (std::is_same_v<T, Sync>) {
+              HandleSync();
+            } else if constexpr (std::is_same_v<T, server::Flush>) {
+              Flush();
+            } else if constexpr (std::is_same_v<T, Terminate>) {
+              terminate = true;
+            } else if constexpr (std::is_same_v<T, FunctionCall>) {
+              sql::Error error;
+              error.sqlstate = "0A000";
+              error.message = "fastpath function calls are not supported";
+              PutError(out_, error);
+              PutReadyForQuery(out_, session_->Status());
+              Flush();
+            }
+            // CopyData/CopyDone/CopyFail outside COPY are ignored, per the protocol spec (a COPY
+            // that failed early leaves the client still sending them). Bind went to bind_ above.
+          },
+          *message);
+    }
     if (fatal_) {
       SendFatal(*fatal_);
       return;

@@ -81,6 +81,8 @@ class Connection : private sql::ResultSink {
   bool StartSession(std::vector<std::pair<std::string, std::string>> settings);
   void Serve();
   bool ReadBytes(char* out, size_t n, ReadFailure& failure);
+  // The next message's body into body_; returns its type.
+  std::expected<char, ReadFailure> ReadBody(Phase phase);
   std::expected<FrontendMessage, ReadFailure> ReadMessage(Phase phase);
   void EndWith(const ReadFailure& failure);
   void SendFatal(std::string sqlstate, std::string message);
@@ -128,10 +130,12 @@ class Connection : private sql::ResultSink {
   const std::string peer_text_;
 
   std::string out_;
-  // ReadMessage's body buffer, kept across messages so a Bind or Execute allocates none; one
-  // grown past kKeptBodyBytes is given back once Serve has handled its message (a decoded Bind's
-  // values point into it).
+  // ReadBody's buffer, kept across messages so a Bind or Execute allocates none; one grown past
+  // kKeptBodyBytes is given back when the next message is read (the decoded message points into
+  // it until then).
   std::string body_;
+  // Every Bind is decoded into this one, so that its vectors keep their capacity.
+  Bind bind_;
   bool broken_ = false;         // a write failed: the client is gone
   bool registered_ = false;     // cancel_ is in the registry
   bool extended_mode_ = false;  // the statement running came from Execute, not Query
@@ -142,8 +146,15 @@ class Connection : private sql::ResultSink {
   std::string database_;
   CancelTarget cancel_;
   std::unique_ptr<sql::Session> session_;
-  std::unordered_map<std::string, std::shared_ptr<const sql::PreparedStatement>> statements_;
-  std::unordered_map<std::string, std::unique_ptr<sql::Portal>> portals_;
+  // Looked up by the messages' string_views, without making a string of each name.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+  template <class T>
+  using ByName = std::unordered_map<std::string, T, NameHash, std::equal_to<>>;
+  ByName<std::shared_ptr<const sql::PreparedStatement>> statements_;
+  ByName<std::unique_ptr<sql::Portal>> portals_;
   // Bind's format codes as the session takes them; members so that each Bind reuses them.
   std::vector<sql::Format> param_formats_;
   std::vector<sql::Format> result_formats_;

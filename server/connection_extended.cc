@@ -14,9 +14,13 @@ sql::Error MakeError(std::string sqlstate, std::string message) {
   return e;
 }
 
-std::string StatementNotFound(const std::string& name) {
+std::string StatementNotFound(std::string_view name) {
   return name.empty() ? "unnamed prepared statement does not exist"
-                      : "prepared statement \"" + name + "\" does not exist";
+                      : "prepared statement \"" + std::string(name) + "\" does not exist";
+}
+
+std::string PortalNotFound(std::string_view name) {
+  return "portal \"" + std::string(name) + "\" does not exist";
 }
 
 // Bind's format-code lists, written over `formats`: each code must be text or binary.
@@ -64,16 +68,17 @@ void Connection::HandleParse(const Parse& parse) {
 void Connection::HandleBind(const Bind& bind) {
   auto it = statements_.find(bind.statement);
   if (it == statements_.end()) return ExtendedError(MakeError("26000", StatementNotFound(bind.statement)));
-  if (!bind.portal.empty() && portals_.contains(bind.portal)) {
-    return ExtendedError(MakeError("42P03", "portal \"" + bind.portal + "\" already exists"));
+  auto existing = portals_.find(bind.portal);
+  if (!bind.portal.empty() && existing != portals_.end()) {
+    return ExtendedError(MakeError("42P03", "portal \"" + std::string(bind.portal) + "\" already exists"));
   }
   const auto& statement = it->second;
   size_t wanted = statement->ParameterTypes().size();
   if (bind.values.size() != wanted) {
     return ExtendedError(MakeError(
         "08P01", "bind message supplies " + std::to_string(bind.values.size()) +
-                     " parameters, but prepared statement \"" + bind.statement + "\" requires " +
-                     std::to_string(wanted)));
+                     " parameters, but prepared statement \"" + std::string(bind.statement) +
+                     "\" requires " + std::to_string(wanted)));
   }
   size_t columns = statement->ResultColumns().size();
   if (bind.result_formats.size() > 1 && bind.result_formats.size() != columns) {
@@ -86,7 +91,12 @@ void Connection::HandleBind(const Bind& bind) {
   sql::BindParameters params{bind.values, param_formats_, result_formats_, bind.statement};
   auto portal = session_->Bind(statement, params);
   if (!portal) return ExtendedError(portal.error());
-  portals_[bind.portal] = std::move(*portal);
+  // The unnamed portal is replaced silently.
+  if (existing != portals_.end()) {
+    existing->second = std::move(*portal);
+  } else {
+    portals_.emplace(bind.portal, std::move(*portal));
+  }
   PutEmpty(out_, '2');
 }
 
@@ -102,7 +112,7 @@ void Connection::HandleDescribe(const Describe& describe) {
   } else {
     auto it = portals_.find(describe.name);
     if (it == portals_.end()) {
-      return ExtendedError(MakeError("34000", "portal \"" + describe.name + "\" does not exist"));
+      return ExtendedError(MakeError("34000", PortalNotFound(describe.name)));
     }
     columns = it->second->ResultColumns();
   }
@@ -116,7 +126,7 @@ void Connection::HandleDescribe(const Describe& describe) {
 void Connection::HandleExecute(const Execute& execute) {
   auto it = portals_.find(execute.portal);
   if (it == portals_.end()) {
-    return ExtendedError(MakeError("34000", "portal \"" + execute.portal + "\" does not exist"));
+    return ExtendedError(MakeError("34000", PortalNotFound(execute.portal)));
   }
   extended_mode_ = true;
   std::expected<sql::ExecuteResult, sql::Error> result;
@@ -139,9 +149,9 @@ void Connection::HandleExecute(const Execute& execute) {
 void Connection::HandleClose(const Close& close) {
   // Closing a name that does not exist is not an error.
   if (close.kind == 'S') {
-    statements_.erase(close.name);
+    if (auto it = statements_.find(close.name); it != statements_.end()) statements_.erase(it);
   } else {
-    portals_.erase(close.name);
+    if (auto it = portals_.find(close.name); it != portals_.end()) portals_.erase(it);
   }
   PutEmpty(out_, '3');
 }

@@ -38,6 +38,21 @@ void FuzzMessage(char type, std::string_view body, Phase phase) {
   if (!header) return;  // postgres.c would not read this body
   Check(*header == body.size());
   auto message = DecodeMessage(type, body);
+  if (type == 'B') {
+    // The connection's decoder, into one Bind reused across inputs, agrees with DecodeMessage.
+    static Bind reused;
+    auto violation = DecodeBind(body, reused);
+    Check(violation.has_value() == !message);
+    if (message) {
+      std::string direct;
+      std::string via_reused;
+      EncodeMessage(*message, direct);
+      EncodeMessage(reused, via_reused);
+      Check(direct == via_reused);
+    } else {
+      Check(violation->message == message.error().message);
+    }
+  }
   if (!message) {
     Check(message.error().sqlstate == "08P01" && !message.error().message.empty());
     return;

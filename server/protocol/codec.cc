@@ -7,8 +7,9 @@
 namespace farmdb::server {
 namespace {
 
+ProtocolError Malformed(std::string message) { return ProtocolError{"08P01", std::move(message)}; }
 Unexpected<ProtocolError> Violation(std::string message) {
-  return Unexpected(ProtocolError{"08P01", std::move(message)});
+  return Unexpected(Malformed(std::move(message)));
 }
 
 // Cursor over a message body; every getter fails (nullopt) rather than read past the end.
@@ -35,6 +36,13 @@ class BodyReader {
     std::string s(rest_.substr(0, end));
     rest_.remove_prefix(end + 1);
     return s;
+  }
+  std::optional<std::string_view> Name() {  // NUL-terminated, a view into the body
+    size_t end = rest_.find('\0');
+    if (end == std::string_view::npos) return std::nullopt;
+    std::string_view name = rest_.substr(0, end);
+    rest_.remove_prefix(end + 1);
+    return name;
   }
   std::optional<std::string> Bytes(size_t n) {
     if (rest_.size() < n) return std::nullopt;
@@ -69,50 +77,50 @@ class BodyReader {
 constexpr const char* kBadFormat = "invalid message format";
 constexpr const char* kBadString = "invalid string in message";
 
-Expected<FrontendMessage, ProtocolError> DecodeBind(BodyReader& r) {
-  Bind bind;
-  auto portal = r.String();
-  auto statement = portal ? r.String() : std::nullopt;
-  if (!statement) return Violation(kBadString);
-  bind.portal = std::move(*portal);
-  bind.statement = std::move(*statement);
+// Into `bind`, clearing its vectors but keeping their capacity; the violation, if any.
+std::optional<ProtocolError> DecodeBind(BodyReader& r, Bind& bind) {
+  bind.param_formats.clear();
+  bind.values.clear();
+  bind.result_formats.clear();
+  auto portal = r.Name();
+  auto statement = portal ? r.Name() : std::nullopt;
+  if (!statement) return Malformed(kBadString);
+  bind.portal = *portal;
+  bind.statement = *statement;
   auto nformats = r.UInt16();
-  if (!nformats) return Violation(kBadFormat);
-  bind.param_formats.reserve(*nformats);
+  if (!nformats) return Malformed(kBadFormat);
   for (uint16_t i = 0; i < *nformats; ++i) {
     auto f = r.UInt16();
-    if (!f) return Violation(kBadFormat);
+    if (!f) return Malformed(kBadFormat);
     bind.param_formats.push_back(static_cast<int16_t>(*f));
   }
   auto nvalues = r.UInt16();
-  if (!nvalues) return Violation(kBadFormat);
+  if (!nvalues) return Malformed(kBadFormat);
   if (*nformats > 1 && *nformats != *nvalues) {
-    return Violation("bind message has " + std::to_string(*nformats) +
-                     " parameter formats but " + std::to_string(*nvalues) + " parameters");
+    return Malformed("bind message has " + std::to_string(*nformats) + " parameter formats but " +
+                     std::to_string(*nvalues) + " parameters");
   }
-  bind.values.reserve(*nvalues);
   for (uint16_t i = 0; i < *nvalues; ++i) {
     auto len = r.UInt32();
-    if (!len) return Violation(kBadFormat);
+    if (!len) return Malformed(kBadFormat);
     auto slen = static_cast<int32_t>(*len);
     if (slen == -1) {
       bind.values.emplace_back(std::nullopt);
       continue;
     }
-    if (slen < 0) return Violation(kBadFormat);
+    if (slen < 0) return Malformed(kBadFormat);
     auto bytes = r.View(static_cast<size_t>(slen));
-    if (!bytes) return Violation("insufficient data left in message");
+    if (!bytes) return Malformed("insufficient data left in message");
     bind.values.emplace_back(*bytes);
   }
   auto nresults = r.UInt16();
-  if (!nresults) return Violation(kBadFormat);
-  bind.result_formats.reserve(*nresults);
+  if (!nresults) return Malformed(kBadFormat);
   for (uint16_t i = 0; i < *nresults; ++i) {
     auto f = r.UInt16();
-    if (!f) return Violation(kBadFormat);
+    if (!f) return Malformed(kBadFormat);
     bind.result_formats.push_back(static_cast<int16_t>(*f));
   }
-  return bind;
+  return std::nullopt;
 }
 
 Expected<FrontendMessage, ProtocolError> DecodeBody(char type, BodyReader& r) {
@@ -138,26 +146,29 @@ Expected<FrontendMessage, ProtocolError> DecodeBody(char type, BodyReader& r) {
       }
       return parse;
     }
-    case 'B':
-      return DecodeBind(r);
+    case 'B': {
+      Bind bind;
+      if (auto violation = DecodeBind(r, bind)) return Unexpected(std::move(*violation));
+      return bind;
+    }
     case 'D':
     case 'C': {
       auto kind = r.Byte();
-      auto name = kind ? r.String() : std::nullopt;
+      auto name = kind ? r.Name() : std::nullopt;
       if (!name) return Violation(kBadString);
       if (*kind != 'S' && *kind != 'P') {
         return Violation(std::string("invalid ") + (type == 'D' ? "DESCRIBE" : "CLOSE") +
                          " message subtype " + std::to_string(static_cast<unsigned char>(*kind)));
       }
-      if (type == 'D') return Describe{*kind, std::move(*name)};
-      return Close{*kind, std::move(*name)};
+      if (type == 'D') return Describe{*kind, *name};
+      return Close{*kind, *name};
     }
     case 'E': {
-      auto portal = r.String();
+      auto portal = r.Name();
       if (!portal) return Violation(kBadString);
       auto max_rows = r.UInt32();
       if (!max_rows) return Violation(kBadFormat);
-      return Execute{std::move(*portal), static_cast<int32_t>(*max_rows)};
+      return Execute{*portal, static_cast<int32_t>(*max_rows)};
     }
     case 'S':
       return Sync{};
@@ -279,6 +290,13 @@ Expected<FrontendMessage, ProtocolError> DecodeMessage(char type, std::string_vi
   auto message = DecodeBody(type, r);
   if (message && !r.AtEnd()) return Violation(kBadFormat);
   return message;
+}
+
+std::optional<ProtocolError> DecodeBind(std::string_view body, Bind& bind) {
+  BodyReader r(body);
+  auto violation = DecodeBind(r, bind);
+  if (!violation && !r.AtEnd()) return Malformed(kBadFormat);
+  return violation;
 }
 
 Expected<std::string, ProtocolError> DecodePassword(std::string_view payload) {

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,6 +40,10 @@ Expected<uint32_t, ProtocolError> CheckMessageHeader(char type, int32_t length, 
 
 Expected<StartupPacket, ProtocolError> DecodeStartupPacket(std::string_view body);
 Expected<FrontendMessage, ProtocolError> DecodeMessage(char type, std::string_view body);
+// A Bind body into `bind`, as DecodeMessage would decode it, but reusing the capacity of its
+// vectors: a connection decodes every statement's Bind into the same one. Returns the violation,
+// if any (not an Expected<void>: the fuzz build's stand-in has none).
+std::optional<ProtocolError> DecodeBind(std::string_view body, Bind& bind);
 
 // Interpretations of a 'p' payload.
 Expected<std::string, ProtocolError> DecodePassword(std::string_view payload);

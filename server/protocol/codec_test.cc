@@ -180,7 +180,37 @@ TEST(CodecTest, MalformedBodies) {
     ASSERT_FALSE(r) << c.type << " " << c.message;
     EXPECT_EQ(r.error().sqlstate, "08P01");
     EXPECT_EQ(r.error().message, c.message) << c.type;
+    if (c.type == 'B') {  // the connection's decoder of Binds answers alike
+      Bind bind;
+      auto violation = DecodeBind(c.body, bind);
+      ASSERT_TRUE(violation) << c.message;
+      EXPECT_EQ(violation->sqlstate, "08P01");
+      EXPECT_EQ(violation->message, c.message);
+    }
   }
+}
+
+TEST(CodecTest, DecodeBindReplacesEverythingTheReusedBindHeld) {
+  std::string full = Encoded(Bind{"p1", "s1", {1, 0}, {std::string_view("42"), std::nullopt}, {1}});
+  std::string bare = Encoded(Bind{"", "s2", {}, {}, {}});
+  Bind bind;
+  ASSERT_FALSE(DecodeBind(std::string_view(full).substr(5), bind));
+  EXPECT_EQ(bind.portal, "p1");
+  EXPECT_EQ(bind.param_formats, (std::vector<int16_t>{1, 0}));
+  ASSERT_EQ(bind.values.size(), 2u);
+  EXPECT_EQ(*bind.values[0], "42");
+  EXPECT_EQ(bind.result_formats, std::vector<int16_t>{1});
+  ASSERT_FALSE(DecodeBind(std::string_view(bare).substr(5), bind));
+  EXPECT_EQ(bind.portal, "");
+  EXPECT_EQ(bind.statement, "s2");
+  EXPECT_TRUE(bind.param_formats.empty());
+  EXPECT_TRUE(bind.values.empty());
+  EXPECT_TRUE(bind.result_formats.empty());
+  // Trailing bytes, as DecodeMessage rejects them.
+  std::string trailing = bare.substr(5) + "x";
+  auto violation = DecodeBind(trailing, bind);
+  ASSERT_TRUE(violation);
+  EXPECT_EQ(violation->message, "invalid message format");
 }
 
 TEST(CodecTest, PasswordPayloads) {

@@ -1,7 +1,11 @@
 // Frontend (client -> server) messages of PostgreSQL protocol v3, as plain values.
 //
 // Decoded by codec.h from bytes and re-encodable into the same bytes (the fuzz target checks the
-// round trip). Strings never contain NUL: the wire format terminates them with one. Format codes
+// round trip). Strings never contain NUL: the wire format terminates them with one. The messages
+// of every extended-protocol statement (Bind, Describe, Execute, Close) hold views into the
+// decoded body, so they are valid only while it is: a connection handles each before reading the
+// next. The others own their strings: a simple Query or an Execute of COPY FROM STDIN reads more
+// messages while it runs. Format codes
 // and counts are kept as sent, so a semantically bad value (format code 7) is the connection's
 // to report as a non-fatal error, as PostgreSQL does.
 #pragma once
@@ -45,25 +49,23 @@ struct Parse {  // 'P'
   std::vector<uint32_t> param_types;
 };
 struct Bind {  // 'B'
-  std::string portal;
-  std::string statement;
+  std::string_view portal;
+  std::string_view statement;
   std::vector<int16_t> param_formats;
-  // Views into the decoded message body (DecodeMessage's argument), so valid only while it is:
-  // a Bind is handled before the next message is read. nullopt: SQL NULL (length -1).
-  std::vector<std::optional<std::string_view>> values;
+  std::vector<std::optional<std::string_view>> values;  // nullopt: SQL NULL (length -1)
   std::vector<int16_t> result_formats;
 };
 struct Describe {  // 'D'
   char kind = 'S';  // 'S' statement or 'P' portal
-  std::string name;
+  std::string_view name;
 };
 struct Execute {  // 'E'
-  std::string portal;
+  std::string_view portal;
   int32_t max_rows = 0;  // <= 0: no limit
 };
 struct Close {  // 'C'
   char kind = 'S';
-  std::string name;
+  std::string_view name;
 };
 struct Sync {};       // 'S'
 struct Flush {};      // 'H'
