@@ -579,6 +579,10 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
     wire_row_.assign(row.size(), std::nullopt);
     for (size_t i = 0; i < row.size(); ++i) {
       if (row[i].IsNull()) continue;
+      if (columns[i].format == Format::kText && TextIsStored(row[i].type)) {
+        wire_row_[i] = row[i].AsString();  // the row outlives the DataRow
+        continue;
+      }
       encoded_row_[i] = columns[i].format == Format::kBinary ? EncodeBinary(row[i]) : FormatText(row[i], options);
       wire_row_[i] = encoded_row_[i];
     }

@@ -292,7 +292,23 @@ std::expected<Value, Error> ParseText(TypeId type, std::string_view text, const 
   return std::unexpected(MakeError("XX000", "unhandled type in ParseText"));
 }
 
+bool TextIsStored(TypeId type) {
+  switch (type) {
+    case TypeId::kUnknown:
+    case TypeId::kText:
+    case TypeId::kVarchar:
+    case TypeId::kBpchar:
+    case TypeId::kName:
+    case TypeId::kPgNodeTree:
+    case TypeId::kAclitem:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string FormatText(const Value& value, const TextOptions& options) {
+  if (TextIsStored(value.type)) return value.AsString();
   switch (value.type) {
     case TypeId::kBool:
       return value.AsBool() ? "t" : "f";
@@ -310,7 +326,9 @@ std::string FormatText(const Value& value, const TextOptions& options) {
     case TypeId::kVarchar:
     case TypeId::kBpchar:
     case TypeId::kName:
-      return value.AsString();
+    case TypeId::kPgNodeTree:
+    case TypeId::kAclitem:
+      break;  // TextIsStored, above
     case TypeId::kBytea:
       return FormatBytea(value.AsString(), options.bytea_hex);
     case TypeId::kDate:
@@ -329,9 +347,6 @@ std::string FormatText(const Value& value, const TextOptions& options) {
       return FormatRegtype(value.AsInt());
     case TypeId::kChar:
       return FormatChar(value.AsString());
-    case TypeId::kPgNodeTree:
-    case TypeId::kAclitem:
-      return value.AsString();
     case TypeId::kRegproc:
       return FormatRegproc(value.AsInt());
     case TypeId::kRegnamespace:  // as regclass: a name needs the catalog

@@ -24,6 +24,9 @@ struct TextOptions {
 // Text input (typinput). NULL never reaches here.
 std::expected<Value, Error> ParseText(TypeId type, std::string_view text, const TextOptions& options);
 std::string FormatText(const Value& value, const TextOptions& options);
+// Types whose text form is the stored string itself, unchanged by FormatText: a result row can
+// send such a value as it is, without FormatText's copy.
+bool TextIsStored(TypeId type);
 // Binary input (typreceive). Too few bytes fail as PostgreSQL's pq_getmsg* do (08P01
 // "insufficient data left in message"); invalid contents with the receive function's 22P03;
 // bytes left over with 22P03 kIncorrectBinaryFormat, which callers complete for their context
