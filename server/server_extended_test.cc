@@ -201,6 +201,35 @@ TEST_F(ExtendedTest, FlushSendsWithoutSync) {
   EXPECT_EQ(Batch(client_, {Sync{}}), "Z");
 }
 
+TEST_F(ExtendedTest, MessagesSkippedUntilSyncAreNotDecoded) {
+  // postgres.c reads a skipped message whole but never looks inside it, so after an error a Bind
+  // too short to decode is dropped with the rest instead of ending the connection.
+  auto malformed_bind = [](std::string& out) {
+    out += 'B';
+    PutInt32(out, 4 + 3);
+    out.append("p\0s", 3);  // the statement name has no terminator
+  };
+  std::string bytes;
+  EncodeMessage(Bind{"", "gone", {}, {}, {}}, bytes);
+  malformed_bind(bytes);
+  EncodeMessage(Sync{}, bytes);
+  client_.SendRaw(bytes);
+  std::vector<BackendMessage> seen;
+  ASSERT_TRUE(client_.ReadUntil('Z', &seen));
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(Code(seen[0]), "26000");
+  EXPECT_EQ(Batch(client_, {Query{"SELECT 1"}}), "TDCZ");
+  // Not skipped, the same Bind is a protocol violation.
+  bytes.clear();
+  malformed_bind(bytes);
+  client_.SendRaw(bytes);
+  auto fatal = client_.Read();
+  ASSERT_TRUE(fatal);
+  EXPECT_EQ(fatal->type, 'E');
+  EXPECT_EQ(Code(*fatal), "08P01");
+  EXPECT_EQ(Message(*fatal), "invalid string in message");
+}
+
 TEST(ExtendedLibpqTest, PreparedStatementsAndPipelineMode) {
   TestServer server;
   std::string conninfo = "host=127.0.0.1 port=" + std::to_string(server.port()) +

@@ -1,11 +1,12 @@
 // Frontend (client -> server) messages of PostgreSQL protocol v3, as plain values.
 //
 // Decoded by codec.h from bytes and re-encodable into the same bytes (the fuzz target checks the
-// round trip). Strings never contain NUL: the wire format terminates them with one. The messages
-// of every extended-protocol statement (Bind, Describe, Execute, Close) hold views into the
-// decoded body, so they are valid only while it is: a connection handles each before reading the
-// next. The others own their strings: a simple Query or an Execute of COPY FROM STDIN reads more
-// messages while it runs. Format codes
+// round trip). Strings never contain NUL: the wire format terminates them with one. Bind,
+// Describe, Execute and Close, sent for every extended-protocol statement, hold views into the
+// decoded body, so they are valid only while it is: a connection is done with each before it
+// reads the next message into the same buffer (an Execute uses its portal name before a COPY
+// FROM STDIN it starts reads on). The others own their bytes: a simple Query's text is still in
+// use while its COPY FROM STDIN reads on. Format codes
 // and counts are kept as sent, so a semantically bad value (format code 7) is the connection's
 // to report as a non-fatal error, as PostgreSQL does.
 #pragma once
