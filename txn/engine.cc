@@ -243,7 +243,7 @@ void TxnEngine::PollLoop() {
     bool progress = false;
     for (MachineId s = 0; s < readers_.size(); ++s) {
       for (int k = 0; k < 64; ++k) {
-        auto bytes = readers_[s].Next();
+        auto bytes = readers_[s].Next(BytesToDecode);
         if (!bytes) break;
         progress = true;
         uint64_t w0;

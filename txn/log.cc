@@ -86,7 +86,7 @@ cluster::CompletionPtr LogWriter::Append(std::vector<std::byte> record) {
   return c;
 }
 
-std::optional<RawBytes> LogReader::Next() {
+std::optional<RawBytes> LogReader::Next(Needed needed) {
   for (;;) {
     uint64_t at = head_ % ring_.size();
     std::byte* p = ring_.data() + at;
@@ -99,8 +99,14 @@ std::optional<RawBytes> LogReader::Next() {
     head_ += len;
     std::optional<RawBytes> out;
     if (type != kRecordPad) {
-      out.emplace(len);  // overwritten whole by CopyOut
-      cluster::CopyOut(p, out->data(), len);
+      uint64_t n = len;
+      if (needed != nullptr) {
+        alignas(8) std::byte first[kRecordAlign];
+        cluster::CopyOut(p, first, kRecordAlign);
+        n = std::clamp<uint64_t>((needed(std::span<const std::byte>(first)) + 7) & ~uint64_t{7}, kRecordAlign, len);
+      }
+      out.emplace(n);  // overwritten whole by CopyOut
+      cluster::CopyOut(p, out->data(), n);
     }
     // Zero what was consumed, before the head is published: a later record whose first word has
     // landed but whose trailer has not must find zero at its trailer slot, never an old lap's

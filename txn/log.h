@@ -80,9 +80,13 @@ class LogWriter {
 class LogReader {
  public:
   explicit LogReader(std::span<std::byte> ring) : ring_(ring) {}
+  // How many of a record's bytes its reader needs, given its first kRecordAlign bytes.
+  using Needed = size_t (*)(std::span<const std::byte> first);
   // The next complete record (PAD records are skipped), or nullopt. Consumed bytes are zeroed
   // (FORMATS.md), so only the current lap's writes are ever nonzero at or after the head.
-  std::optional<RawBytes> Next();
+  // With `needed`, only the record's first needed(...) bytes are copied out (at least
+  // kRecordAlign, at most all); the rest is consumed unread.
+  std::optional<RawBytes> Next(Needed needed = nullptr);
   uint64_t head() const { return head_; }
 
  private:

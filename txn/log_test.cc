@@ -194,6 +194,38 @@ TEST(LogTest, LocalWriterAppendsInPlaceWithoutTheFabric) {
   EXPECT_TRUE(writer.Drained());
 }
 
+// An applied record's objects are consumed unread: the reader copies only what BytesToDecode
+// asks for (header and truncations), then finds the next record whole. The ring behind both is
+// zeroed as usual.
+TEST(LogTest, AppliedRecordsAreCopiedOnlyAsFarAsTheirTruncations) {
+  Ring ring;
+  Record applied = Sized(1, 20);
+  applied.applied = true;
+  applied.truncated = {7, 8, 9};
+  Record pending = Sized(2, 3);
+  for (const Record* r : {&applied, &pending}) {
+    auto bytes = EncodeRecord(*r);
+    ring.writer.Reserve(2 * bytes.size());
+    ring.writer.Append(bytes)->Wait();
+  }
+  auto first = ring.reader.Next(BytesToDecode);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->size(), 32u + 3 * 8) << "the objects were copied too";
+  auto header = DecodeRecord(*first, /*with_objects=*/false);
+  ASSERT_TRUE(header.has_value());
+  EXPECT_EQ(header->txn, 1u);
+  EXPECT_TRUE(header->applied);
+  EXPECT_EQ(header->truncated, (std::vector<TxnId>{7, 8, 9}));
+  auto second = ring.reader.Next(BytesToDecode);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->size(), EncodeRecord(pending).size());
+  auto whole = DecodeRecord(*second);
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_EQ(whole->txn, 2u);
+  EXPECT_EQ(whole->objects.at(0).payload.front(), std::byte(2));
+  for (uint64_t i = 0; i < ring.reader.head(); ++i) ASSERT_EQ(ring.ring[i], std::byte(0)) << i;
+}
+
 // A LOCK-REPLY carries why a primary could not lock (records.h LockOutcome): a full disk must
 // reach the coordinator as such, not as a conflict it would retry.
 TEST(LogTest, LockRepliesCarryTheirOutcomeAndRejectUnknownOnes) {

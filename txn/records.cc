@@ -40,6 +40,15 @@ std::vector<std::byte> EncodeRecord(const Record& r, std::span<const RecordObjec
   return out;
 }
 
+size_t BytesToDecode(std::span<const std::byte> first) {
+  ByteReader rd(first);
+  uint64_t w0 = rd.U64();
+  if (!(w0 & kRecordApplied)) return w0 & 0xffffffff;
+  rd.U64(), rd.U64();  // txn, write_ts
+  uint32_t nt = rd.U32();
+  return 32 + 8 * uint64_t{nt};
+}
+
 std::optional<Record> DecodeRecord(RawBytes bytes, bool with_objects) {
   Record r;
   // Moved in before parsing: the payload views point into the buffer where it stays.

@@ -85,6 +85,10 @@ std::optional<Record> DecodeRecord(RawBytes bytes, bool with_objects = true);
 
 // Word 0 of an encoded record: length | type << 32 | kRecordApplied if applied.
 inline constexpr uint64_t kRecordApplied = uint64_t{1} << 40;
+// How many of an encoded record's bytes a participant decodes, from its first 32 (a
+// LogReader::Needed): all of them, but of an applied record, whose objects the coordinator has
+// already installed, only the header and truncations (DecodeRecord without objects).
+size_t BytesToDecode(std::span<const std::byte> first);
 
 inline constexpr uint16_t kMsgLockReply = 100;
 // What a primary's LOCK came to, from best to worst (a commit fails with the worst of its
