@@ -292,15 +292,15 @@ std::expected<Value, Error> ParseText(TypeId type, std::string_view text, const 
   return std::unexpected(MakeError("XX000", "unhandled type in ParseText"));
 }
 
+// The types whose text form is the stored string itself: TextIsStored, and FormatText's case.
+#define FARMDB_STORED_TEXT_TYPE_CASES                                  \
+  case TypeId::kUnknown: case TypeId::kText: case TypeId::kVarchar:     \
+  case TypeId::kBpchar: case TypeId::kName: case TypeId::kPgNodeTree:   \
+  case TypeId::kAclitem
+
 bool TextIsStored(TypeId type) {
   switch (type) {
-    case TypeId::kUnknown:
-    case TypeId::kText:
-    case TypeId::kVarchar:
-    case TypeId::kBpchar:
-    case TypeId::kName:
-    case TypeId::kPgNodeTree:
-    case TypeId::kAclitem:
+    FARMDB_STORED_TEXT_TYPE_CASES:
       return true;
     default:
       return false;
@@ -308,7 +308,6 @@ bool TextIsStored(TypeId type) {
 }
 
 std::string FormatText(const Value& value, const TextOptions& options) {
-  if (TextIsStored(value.type)) return value.AsString();
   switch (value.type) {
     case TypeId::kBool:
       return value.AsBool() ? "t" : "f";
@@ -321,14 +320,8 @@ std::string FormatText(const Value& value, const TextOptions& options) {
       return FormatFloat(value.AsFloat(), value.type == TypeId::kFloat4, options.extra_float_digits);
     case TypeId::kNumeric:
       return value.AsNumeric().ToString();
-    case TypeId::kUnknown:
-    case TypeId::kText:
-    case TypeId::kVarchar:
-    case TypeId::kBpchar:
-    case TypeId::kName:
-    case TypeId::kPgNodeTree:
-    case TypeId::kAclitem:
-      break;  // TextIsStored, above
+    FARMDB_STORED_TEXT_TYPE_CASES:
+      return value.AsString();
     case TypeId::kBytea:
       return FormatBytea(value.AsString(), options.bytea_hex);
     case TypeId::kDate:

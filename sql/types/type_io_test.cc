@@ -73,6 +73,22 @@ TEST(TypeIoTest, TextAndBinaryMatchPostgres) {
   }
 }
 
+// A result row sends these types' values as stored (TextIsStored), so FormatText must print them
+// unchanged; types that FormatText does change are not among them.
+TEST(TypeIoTest, TextIsStoredOnlyWhereFormatTextCopiesTheString) {
+  const std::string stored = "ab c\\ ";
+  for (TypeId type : {TypeId::kUnknown, TypeId::kText, TypeId::kVarchar, TypeId::kBpchar, TypeId::kName,
+                      TypeId::kPgNodeTree, TypeId::kAclitem}) {
+    EXPECT_TRUE(TextIsStored(type)) << static_cast<int>(type);
+    EXPECT_EQ(FormatText(Value::Str(type, stored), TextOptions{}), stored) << static_cast<int>(type);
+  }
+  for (TypeId type : {TypeId::kBytea, TypeId::kChar, TypeId::kInt4, TypeId::kNumeric, TypeId::kDate,
+                      TypeId::kTextArray}) {
+    EXPECT_FALSE(TextIsStored(type)) << static_cast<int>(type);
+  }
+  EXPECT_NE(FormatText(Value::Str(TypeId::kBytea, stored), TextOptions{}), stored);
+}
+
 TEST(TypeIoTest, DateTimeTextMatchesPostgres) {
   TextOptions o;
   EXPECT_EQ(FormatText(Parse(TypeId::kDate, "4713-11-24 BC"), o), "4713-11-24 BC");
