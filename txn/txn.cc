@@ -198,8 +198,11 @@ std::expected<void, TxnError> Txn::Write(Addr addr, std::span<const std::byte> b
   if (w.flags & kObjFree) return NotAllocated();
   if (bytes.size() > PayloadCapacity(w.lines)) return Invalid();
   w.reapplicable = false;
+  // One allocation of the whole payload, then only the tail zeroed (assign alone would allocate
+  // bytes.size() and resize would allocate again).
+  w.payload.reserve(PayloadCapacity(w.lines));
   w.payload.assign(bytes.begin(), bytes.end());
-  w.payload.resize(PayloadCapacity(w.lines));  // zeroes only the tail
+  w.payload.resize(PayloadCapacity(w.lines));
   return {};
 }
 
