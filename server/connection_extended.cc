@@ -89,9 +89,15 @@ void Connection::HandleBind(const Bind& bind) {
   if (auto ok = ToFormats(bind.param_formats, param_formats_); !ok) return ExtendedError(ok.error());
   if (auto ok = ToFormats(bind.result_formats, result_formats_); !ok) return ExtendedError(ok.error());
   sql::BindParameters params{bind.values, param_formats_, result_formats_, bind.statement};
-  auto portal = session_->Bind(statement, params);
-  if (!portal) return ExtendedError(portal.error());
-  // The unnamed portal is replaced silently.
+  // The unnamed portal is replaced silently. PostgreSQL drops it as Bind creates the new one,
+  // so it is gone even when the parameters then fail; the session may reuse its storage.
+  std::unique_ptr<sql::Portal> replaced;
+  if (existing != portals_.end()) replaced = std::move(existing->second);
+  auto portal = session_->Bind(statement, params, std::move(replaced));
+  if (!portal) {
+    if (existing != portals_.end()) portals_.erase(existing);
+    return ExtendedError(portal.error());
+  }
   if (existing != portals_.end()) {
     existing->second = std::move(*portal);
   } else {

@@ -109,6 +109,16 @@ class PortalImpl final : public Portal {
   std::vector<Column> formatted_columns;
   std::optional<StatementOutput> output;  // set by the first Execute
   size_t next_row = 0;
+
+  // As new, keeping the vectors' storage.
+  void Clear() {
+    prepared.reset();
+    analysis.reset();
+    params.clear();
+    formatted_columns.clear();
+    output.reset();
+    next_row = 0;
+  }
 };
 
 bool IsTransactionExit(const PreparedImpl& p) {
@@ -202,7 +212,8 @@ class SessionImpl final : public Session {
   }
 
   std::expected<std::unique_ptr<Portal>, Error> Bind(std::shared_ptr<const PreparedStatement> statement,
-                                                     const BindParameters& params) override;
+                                                     const BindParameters& params,
+                                                     std::unique_ptr<Portal> replaced) override;
 
   std::expected<ExecuteResult, Error> Execute(Portal& portal, int64_t max_rows, bool sync_follows,
                                               ResultSink& sink) override {
@@ -410,8 +421,9 @@ std::expected<void, Error> SessionImpl::Attach(const Analysis& analysis, ExecCon
 }
 
 std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<const PreparedStatement> statement,
-                                                                const BindParameters& params) {
-  auto prepared = std::static_pointer_cast<const PreparedImpl>(statement);
+                                                                const BindParameters& params,
+                                                                std::unique_ptr<Portal> replaced) {
+  auto prepared = std::static_pointer_cast<const PreparedImpl>(std::move(statement));
   if (txn_.state() == TransactionBlock::State::kFailed && !IsTransactionExit(*prepared)) return std::unexpected(AbortedBlock());
   size_t n = prepared->param_types.size();
   if (params.values.size() != n) {
@@ -422,12 +434,20 @@ std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<
     return FailQuiet(MakeError("08P01", fmt::format("bind message has {} parameter formats but {} parameters",
                                                     params.formats.size(), n)));
   }
-  auto portal = std::make_unique<PortalImpl>();
-  portal->prepared = prepared;
+  // Every statement of the extended protocol binds a portal, most of them the unnamed one that
+  // replaces the last: its object and parameter vector are reused rather than reallocated.
+  std::unique_ptr<PortalImpl> portal(static_cast<PortalImpl*>(replaced.release()));
+  if (portal) {
+    portal->Clear();
+  } else {
+    portal = std::make_unique<PortalImpl>();
+  }
+  portal->prepared = std::move(prepared);
+  const PreparedImpl& p = *portal->prepared;
   TextOptions text_options = settings_.Text();
   portal->params.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    TypeId type = prepared->param_types[i];
+    TypeId type = p.param_types[i];
     if (!params.values[i]) {
       portal->params.push_back(Value::Null(type));
       continue;
@@ -443,13 +463,13 @@ std::expected<std::unique_ptr<Portal>, Error> SessionImpl::Bind(std::shared_ptr<
     }
     portal->params.push_back(std::move(*v));
   }
-  const size_t columns = prepared->columns.size();
+  const size_t columns = p.columns.size();
   if (!FormatsFit(params.result_formats, columns)) {
     return FailQuiet(MakeError("08P01", fmt::format("bind message has {} result formats but query has {} columns",
                                                     params.result_formats.size(), columns)));
   }
   if (columns > 0 && std::ranges::any_of(params.result_formats, [](Format f) { return f != Format::kText; })) {
-    portal->formatted_columns = prepared->columns;
+    portal->formatted_columns = p.columns;
     for (size_t i = 0; i < columns; ++i) portal->formatted_columns[i].format = FormatOf(params.result_formats, i);
   }
   return portal;

@@ -150,8 +150,11 @@ class Session {
   // Extended protocol. Parse: `param_types` may leave types unspecified (0) to be inferred.
   virtual std::expected<std::shared_ptr<const PreparedStatement>, Error> Prepare(
       std::string_view text, std::span<const Oid> param_types) = 0;
+  // `replaced`: the portal the new one replaces (the unnamed portal), or null. It must be one this
+  // session's Bind returned; the new portal may reuse its storage.
   virtual std::expected<std::unique_ptr<Portal>, Error> Bind(
-      std::shared_ptr<const PreparedStatement> statement, const BindParameters& params) = 0;
+      std::shared_ptr<const PreparedStatement> statement, const BindParameters& params,
+      std::unique_ptr<Portal> replaced) = 0;
   // Runs the portal until it is done or `max_rows` rows were sent (0: no limit). The Executes
   // up to a Sync are one implicit transaction unless they open a block. `sync_follows`: the
   // server already received the Sync that comes right after this Execute, so a first statement

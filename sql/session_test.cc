@@ -156,7 +156,7 @@ TEST_F(SessionTest, DateStyleOutputAndInput) {
   auto p = session_->Prepare("SELECT $1::date", {});
   ASSERT_TRUE(p.has_value());
   std::vector<WireValue> values = {std::string_view("03/04/2024")};
-  auto portal = session_->Bind(*p, {values, {}, {}});
+  auto portal = session_->Bind(*p, {values, {}, {}}, nullptr);
   ASSERT_TRUE(portal.has_value());
   RecordingSink sink;
   ASSERT_TRUE(session_->Execute(**portal, 0, false, sink));
@@ -228,7 +228,7 @@ TEST_F(SessionTest, EmptyQueries) {
   EXPECT_EQ(sink_.empty_queries, 1);
   auto p = session_->Prepare("", {});
   ASSERT_TRUE(p.has_value());
-  auto portal = session_->Bind(*p, {});
+  auto portal = session_->Bind(*p, {}, nullptr);
   ASSERT_TRUE(portal.has_value());
   RecordingSink sink;
   auto r = session_->Execute(**portal, 0, false, sink);
@@ -415,7 +415,7 @@ TEST_F(SessionTest, BindDecodesTextAndBinary) {
   std::vector<WireValue> values = {four, std::string_view("hi")};
   std::vector<Format> formats = {Format::kBinary, Format::kText};
   std::vector<Format> result_formats = {Format::kBinary, Format::kText};
-  auto portal = session_->Bind(*p, {values, formats, result_formats});
+  auto portal = session_->Bind(*p, {values, formats, result_formats}, nullptr);
   ASSERT_TRUE(portal.has_value()) << portal.error().message;
   EXPECT_EQ((*portal)->ResultColumns()[0].format, Format::kBinary);
   RecordingSink sink;
@@ -429,27 +429,27 @@ TEST_F(SessionTest, BindDecodesTextAndBinary) {
 
   // Too short runs out of message (pq_getmsgint); too long leaves bytes that Bind rejects.
   std::vector<WireValue> short_value = {std::string_view("\0\0\1", 3), std::string_view("x")};
-  auto bad = session_->Bind(*p, {short_value, formats, {}});
+  auto bad = session_->Bind(*p, {short_value, formats, {}}, nullptr);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().sqlstate, "08P01");
   EXPECT_EQ(bad.error().message, "insufficient data left in message");
   std::vector<WireValue> long_value = {std::string_view("\0\0\0\1\0", 5), std::string_view("x")};
-  bad = session_->Bind(*p, {long_value, formats, {}});
+  bad = session_->Bind(*p, {long_value, formats, {}}, nullptr);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().sqlstate, "22P03");
   EXPECT_EQ(bad.error().message, "incorrect binary data format in bind parameter 1");
 
   std::vector<WireValue> one = {std::string_view("1")};
-  bad = session_->Bind(*p, {one, {}, {}});
+  bad = session_->Bind(*p, {one, {}, {}}, nullptr);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().sqlstate, "08P01");
   EXPECT_EQ(bad.error().message, "bind message supplies 1 parameters, but prepared statement \"\" requires 2");
-  bad = session_->Bind(*p, {one, {}, {}, "s1"});
+  bad = session_->Bind(*p, {one, {}, {}, "s1"}, nullptr);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().message, "bind message supplies 1 parameters, but prepared statement \"s1\" requires 2");
 
   std::vector<WireValue> text_values = {std::string_view("x"), std::string_view("y")};
-  bad = session_->Bind(*p, {text_values, {}, {}});
+  bad = session_->Bind(*p, {text_values, {}, {}}, nullptr);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().sqlstate, "22P02");
 }
@@ -464,12 +464,12 @@ TEST_F(SessionTest, BinaryParametersAndResultsOfEveryType) {
   std::string boolean("\x01", 1);
   std::vector<WireValue> values = {numeric, float8, date, boolean};
   std::vector<Format> binary = {Format::kBinary};
-  auto portal = session_->Bind(*p, {values, binary, {}});
+  auto portal = session_->Bind(*p, {values, binary, {}}, nullptr);
   ASSERT_TRUE(portal.has_value()) << portal.error().message;
   RecordingSink text_sink;
   ASSERT_TRUE(session_->Execute(**portal, 0, false, text_sink));
   EXPECT_EQ(text_sink.rows[0], (std::vector<std::string>{"1.5", "0.1", "2020-01-02", "f"}));
-  auto binary_portal = session_->Bind(*p, {values, binary, binary});
+  auto binary_portal = session_->Bind(*p, {values, binary, binary}, nullptr);
   ASSERT_TRUE(binary_portal.has_value());
   RecordingSink binary_sink;
   ASSERT_TRUE(session_->Execute(**binary_portal, 0, false, binary_sink));
@@ -477,12 +477,47 @@ TEST_F(SessionTest, BinaryParametersAndResultsOfEveryType) {
                                                            std::string("\x00", 1)}));
   ASSERT_TRUE(session_->Sync(sink_));
   std::vector<Format> two_formats = {Format::kText, Format::kBinary};
-  auto bad = session_->Bind(*p, {values, two_formats, {}});
+  auto bad = session_->Bind(*p, {values, two_formats, {}}, nullptr);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().message, "bind message has 2 parameter formats but 4 parameters");
-  bad = session_->Bind(*p, {values, binary, two_formats});
+  bad = session_->Bind(*p, {values, binary, two_formats}, nullptr);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().message, "bind message has 2 result formats but query has 4 columns");
+}
+
+TEST_F(SessionTest, ReplacedPortalIsBoundAfreshInItsStorage) {
+  // The unnamed portal the server passes back is reused: nothing of the old binding may show
+  // through (its statement, parameters, result formats, rows or position).
+  auto first = session_->Prepare("SELECT generate_series(1, $1)", std::vector<Oid>{23});
+  auto second = session_->Prepare("SELECT $1::text, $2::text", {});
+  ASSERT_TRUE(first.has_value() && second.has_value());
+  std::vector<WireValue> three = {std::string_view("3")};
+  std::vector<Format> binary = {Format::kBinary};
+  auto portal = session_->Bind(*first, {three, {}, binary}, nullptr);
+  ASSERT_TRUE(portal.has_value()) << portal.error().message;
+  RecordingSink part;
+  auto r = session_->Execute(**portal, 1, false, part);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->suspended);
+
+  std::vector<WireValue> words = {std::string_view("a"), std::string_view("b")};
+  auto reused = session_->Bind(*second, {words, {}, {}}, std::move(*portal));
+  ASSERT_TRUE(reused.has_value()) << reused.error().message;
+  ASSERT_EQ((*reused)->ResultColumns().size(), 2u);
+  EXPECT_EQ((*reused)->ResultColumns()[0].format, Format::kText);
+  RecordingSink sink;
+  r = session_->Execute(**reused, 0, false, sink);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(r->command_tag, "SELECT 1");
+  ASSERT_EQ(sink.rows.size(), 1u);
+  EXPECT_EQ(sink.rows[0], (std::vector<std::string>{"a", "b"}));
+
+  // A Bind that fails consumes the replaced portal all the same (PostgreSQL drops the unnamed
+  // portal when Bind creates the new one).
+  std::vector<WireValue> bad_int = {std::string_view("x")};
+  auto failed = session_->Bind(*first, {bad_int, {}, {}}, std::move(*reused));
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().sqlstate, "22P02");
 }
 
 TEST_F(SessionTest, DriverSettingsKeepFloatOutputExact) {
@@ -504,7 +539,7 @@ TEST_F(SessionTest, PortalHonoursRowLimit) {
   auto p = session_->Prepare("SHOW ALL", {});
   ASSERT_TRUE(p.has_value());
   ASSERT_EQ((*p)->ResultColumns().size(), 3u);
-  auto portal = session_->Bind(*p, {});
+  auto portal = session_->Bind(*p, {}, nullptr);
   ASSERT_TRUE(portal.has_value());
   RecordingSink sink;
   size_t total = 0;
@@ -532,7 +567,7 @@ TEST_F(SessionTest, PortalHonoursRowLimit) {
 TEST_F(SessionTest, PortalSuspendsAtExactRowLimit) {
   auto p = session_->Prepare("SELECT 1", {});
   ASSERT_TRUE(p.has_value());
-  auto portal = session_->Bind(*p, {});
+  auto portal = session_->Bind(*p, {}, nullptr);
   ASSERT_TRUE(portal.has_value());
   RecordingSink sink;
   auto first = session_->Execute(**portal, 1, false, sink);
@@ -545,7 +580,7 @@ TEST_F(SessionTest, PortalSuspendsAtExactRowLimit) {
   EXPECT_EQ(second->command_tag, "SELECT 0");
   EXPECT_EQ(sink.rows.size(), 1u);
   // A larger limit than the rows completes at once, with the rows counted.
-  auto whole = session_->Bind(*p, {});
+  auto whole = session_->Bind(*p, {}, nullptr);
   ASSERT_TRUE(whole.has_value());
   auto r = session_->Execute(**whole, 2, false, sink);
   ASSERT_TRUE(r.has_value());
@@ -554,14 +589,14 @@ TEST_F(SessionTest, PortalSuspendsAtExactRowLimit) {
   // SHOW reports its own tag after the suspension, as PostgreSQL does.
   auto show = session_->Prepare("SHOW DateStyle", {});
   ASSERT_TRUE(show.has_value());
-  auto show_portal = session_->Bind(*show, {});
+  auto show_portal = session_->Bind(*show, {}, nullptr);
   ASSERT_TRUE(show_portal.has_value());
   EXPECT_TRUE(session_->Execute(**show_portal, 1, false, sink)->suspended);
   EXPECT_EQ(session_->Execute(**show_portal, 1, false, sink)->command_tag, "SHOW");
   // A statement without rows never suspends.
   auto set = session_->Prepare("SET DateStyle = 'ISO'", {});
   ASSERT_TRUE(set.has_value());
-  auto set_portal = session_->Bind(*set, {});
+  auto set_portal = session_->Bind(*set, {}, nullptr);
   ASSERT_TRUE(set_portal.has_value());
   auto set_result = session_->Execute(**set_portal, 1, false, sink);
   ASSERT_TRUE(set_result.has_value());
@@ -577,7 +612,7 @@ TEST_F(SessionTest, ExtendedProtocolTransactions) {
   ASSERT_TRUE(begin && fail && one);
   RecordingSink sink;
   auto exec = [&](const std::shared_ptr<const PreparedStatement>& s) -> std::expected<ExecuteResult, Error> {
-    auto portal = session_->Bind(s, {});
+    auto portal = session_->Bind(s, {}, nullptr);
     if (!portal) return std::unexpected(portal.error());
     return session_->Execute(**portal, 0, false, sink);
   };

@@ -111,8 +111,8 @@ class FakeSession : public sql::Session {
   }
 
   std::expected<std::unique_ptr<sql::Portal>, sql::Error> Bind(
-      std::shared_ptr<const sql::PreparedStatement> statement,
-      const sql::BindParameters& params) override {
+      std::shared_ptr<const sql::PreparedStatement> statement, const sql::BindParameters& params,
+      std::unique_ptr<sql::Portal> /*replaced*/) override {
     auto prepared = std::static_pointer_cast<const FakePrepared>(statement);
     std::vector<std::optional<std::string>> values;
     for (const auto& v : params.values) {

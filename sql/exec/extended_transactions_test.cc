@@ -25,7 +25,7 @@ class ExtendedTransactionsTest : public NodeSessionTest {
                                                      RecordingSink& sink) {
     auto prepared = s.Prepare(sql, {});
     if (!prepared) return std::unexpected(prepared.error());
-    auto portal = s.Bind(*prepared, {});
+    auto portal = s.Bind(*prepared, {}, nullptr);
     if (!portal) return std::unexpected(portal.error());
     return s.Execute(**portal, 0, sync_follows, sink);
   }
