@@ -57,7 +57,7 @@ bench_start_farmdb "$farmdb" -o farmdb.machines=3
 measure farmdb3 "$farmdb_port" "$bench_farmdb_pid" serializable
 bench_stop_farmdb
 bench_start_postgres -c synchronous_commit=off -c shared_buffers=1GB
-measure postgres "$pg_port" "$(head -1 "$bench_work/pg/postmaster.pid")" read-committed
+measure postgres "$pg_port" "$pg_pid" read-committed
 
 text=$(
   echo

@@ -37,23 +37,11 @@ loaders=${FARMDB_TPCC_LOADERS:-2}
 bench_init
 bench_start_farmdb "$farmdb"
 bench_start_postgres -c synchronous_commit=off -c shared_buffers=1GB
-pg_pid=$(head -1 "$bench_work/pg/postmaster.pid")
 farmdb_dsn="host=127.0.0.1 port=$farmdb_port user=postgres dbname=postgres"
 pg_dsn="host=127.0.0.1 port=$pg_port user=postgres dbname=postgres"
 for dsn in "$farmdb_dsn" "$pg_dsn"; do
   "$tpcc" load --dsn "$dsn" -w "$warehouses" -c "$loaders" >/dev/null
 done
-
-# pause SIGNAL SERVER: SIGSTOP or SIGCONT the server, with all its processes for PostgreSQL (a
-# backend may exit between listing and signalling it).
-pause() {
-  if [ "$2" = farmdb ]; then
-    kill "-$1" "$bench_farmdb_pid"
-  else
-    kill "-$1" "$pg_pid"
-    pkill "-$1" -P "$pg_pid" || true
-  fi
-}
 
 # measure SERVER -> "new-orders/s server-CPU-ms-per-transaction"; the other server is stopped
 # meanwhile, and resumed even when the run fails (a stopped PostgreSQL would hold up the cleanup's
@@ -65,14 +53,14 @@ measure() {
   else
     dsn=$pg_dsn pid=$pg_pid isolation=read-committed other=farmdb
   fi
-  pause STOP "$other"
+  bench_pause STOP "$other"
   before=$(bench_cpu_ticks "$pid")
   "$tpcc" run --dsn "$dsn" -c "$connections" --warmup "$warmup" --duration "$seconds" --no-check \
     --isolation "$isolation" --log "$bench_work/run.tsv" --plot "$bench_work/run.png" >"$bench_work/run.out" ||
-    { pause CONT "$other"; echo "tpcc run failed against $server" >&2; exit 1; }
+    { bench_pause CONT "$other"; echo "tpcc run failed against $server" >&2; exit 1; }
   sleep 1  # PostgreSQL's backends exit, and their CPU time reaches the postmaster's children
   after=$(bench_cpu_ticks "$pid")
-  pause CONT "$other"
+  bench_pause CONT "$other"
   awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" \
     '$1 == "NewOrder" { no = $3 } $1 == "all" { n = $2 }
      END { printf "%s %.3f\n", no, ticks / hz * 1000 / n }' "$bench_work/run.out"
@@ -101,7 +89,7 @@ for round in $(seq "$rounds"); do
   echo "| $round | $order | $f_no | $p_no | ${ratio}x | $f_cpu / $p_cpu |"
 done
 echo
-median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ r[NR] = $1 } END { printf "%.2f\n", (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
+median=$(bench_median "${ratios[@]}")
 echo "Median ratio of new-orders/s, farmdb 1 machine / PostgreSQL: ${median}x."
 for dsn in "$farmdb_dsn" "$pg_dsn"; do
   if ! "$tpcc" check --dsn "$dsn" >"$bench_work/check.out"; then

@@ -90,7 +90,7 @@ measure farmdb3 "farmdb, 3 machines (3-way replication)" serializable "$farmdb_p
 bench_stop_farmdb
 bench_start_postgres -c synchronous_commit=off -c shared_buffers=1GB
 load postgres "$pg_port"
-measure postgres "PostgreSQL 15, synchronous_commit=off" read-committed "$pg_port" "$(head -1 "$bench_work/pg/postmaster.pid")"
+measure postgres "PostgreSQL 15, synchronous_commit=off" read-committed "$pg_port" "$pg_pid"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # value NAME KEY: one figure from a run's summary

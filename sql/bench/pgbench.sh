@@ -2,8 +2,8 @@
 # Benchmark (not a test): unmodified pgbench against farmdb and PostgreSQL 15
 # (synchronous_commit=off, fsync=off) on the same machine in one run: `pgbench -i`, then the
 # select-only script (-S) and the default TPC-B-like script, both with -M prepared and the same
-# clients. Prints the figures and ratios and appends a row per configuration to RESULTS.md
-# beside this script.
+# clients, the server not being measured stopped (SIGSTOP) meanwhile. Prints the figures and
+# ratios and appends a row per configuration to RESULTS.md beside this script.
 #
 #   sql/bench/pgbench.sh path/to/farmdb        (use a release build)
 #
@@ -79,6 +79,10 @@ for i in "${!names[@]}"; do
     pgbench_run "$host" "$port" -i -s "$scale" -q >/dev/null || { cat "$log" >&2; exit 1; }
   fi
   export PGOPTIONS=${options[$i]}
+  # The other server is stopped while this one is measured: an idle farmdb's participant and
+  # clock threads still wake up every millisecond or less.
+  if [ "$port" = "$farmdb_port" ]; then other=postgres; else other=farmdb; fi
+  bench_pause STOP "$other"
   out=$(pgbench_run "$host" "$port" -n -M prepared -S -c "$clients" -j "$threads" -T "$seconds")
   select_tps[$i]=$(tps_of "$out")
   out=$(pgbench_run "$host" "$port" -n -M prepared -c "$clients" -j "$threads" -T "$seconds" \
@@ -86,6 +90,7 @@ for i in "${!names[@]}"; do
   tpcb_tps[$i]=$(tps_of "$out")
   tpcb_retried[$i]=$(retried_of "$out")
   tpcb_failed[$i]=$(failed_of "$out")
+  bench_pause CONT "$other"
   unset PGOPTIONS
   if [ -z "${select_tps[$i]}" ] || [ -z "${tpcb_tps[$i]}" ]; then
     echo "pgbench failed against ${names[$i]}:" >&2

@@ -7,11 +7,15 @@
 #                                  (and its Unix-domain socket in $bench_work, as PostgreSQL's)
 #   bench_stop_farmdb              stop it and remove its data, so another can start
 #   bench_start_postgres [-c ...]  initdb + start PostgreSQL 15 (fsync=off plus the given
-#                                  settings) -> $pg_port; $bench_postgres_exe, if set, is run
-#                                  instead of the postgres executable (a wrapper: valgrind)
+#                                  settings) -> $pg_port, $pg_pid (the postmaster);
+#                                  $bench_postgres_exe, if set, is run instead of the postgres
+#                                  executable (a wrapper: valgrind)
+#   bench_pause SIGNAL SERVER      SIGSTOP or SIGCONT farmdb or postgres (all its processes), so
+#                                  that a paired run's idle server takes no CPU from the other
 #   bench_machine                  one line: cores, CPU model, kernel
 #   bench_cpu_ticks PID            CPU clock ticks used so far by PID and its children
 #   bench_ratio A B                A / B with two decimals
+#   bench_median X...              the median of the numbers, with two decimals
 #
 # PostgreSQL runs as the postgres user when this runs as root (initdb refuses root).
 #
@@ -32,6 +36,9 @@ bench_postgres_exe=""
 bench_as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
 bench_cleanup() {
+  # A server a failed run left paused (bench_pause) would not stop.
+  [ -z "$bench_farmdb_pid" ] || bench_pause CONT farmdb 2>/dev/null || true
+  [ -z "$bench_pg_started" ] || bench_pause CONT postgres 2>/dev/null || true
   bench_stop_farmdb
   if [ -n "$bench_pg_started" ]; then
     bench_as_pg "$bench_pgbin/pg_ctl" -D "$bench_work/pg" -m immediate stop >/dev/null 2>&1 || true
@@ -87,6 +94,17 @@ bench_start_postgres() {
     ${bench_postgres_exe:+-p "$bench_postgres_exe"} \
     -o "-p $pg_port -k $bench_work -c listen_addresses=127.0.0.1 ${settings[*]}" start >/dev/null
   bench_pg_started=1
+  pg_pid=$(head -1 "$bench_work/pg/postmaster.pid")
+}
+
+# A backend may exit between listing and signalling it.
+bench_pause() {
+  if [ "$2" = farmdb ]; then
+    kill "-$1" "$bench_farmdb_pid"
+  else
+    kill "-$1" "$pg_pid"
+    pkill "-$1" -P "$pg_pid" || true
+  fi
 }
 
 bench_machine() {
@@ -106,3 +124,8 @@ bench_cpu_ticks() {
 }
 
 bench_ratio() { "$bench_py" -c "print(f'{$1 / $2:.2f}')"; }
+
+bench_median() {
+  printf '%s\n' "$@" | sort -n |
+    awk '{ r[NR] = $1 } END { printf "%.2f\n", (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'
+}
