@@ -73,20 +73,12 @@ echo "| round | order | farmdb new-orders/s | PostgreSQL new-orders/s | ratio | 
 echo "|---|---|---|---|---|---|"
 ratios=()
 for round in $(seq "$rounds"); do
-  if [ $((round % 2)) -eq 1 ]; then
-    order="farmdb first"
-    f=$(measure farmdb)
-    p=$(measure postgres)
-  else
-    order="PostgreSQL first"
-    p=$(measure postgres)
-    f=$(measure farmdb)
-  fi
-  read -r f_no f_cpu <<<"$f"
-  read -r p_no p_cpu <<<"$p"
+  bench_pair "$round"
+  read -r f_no f_cpu <<<"$pair_farmdb"
+  read -r p_no p_cpu <<<"$pair_postgres"
   ratio=$(bench_ratio "$f_no" "$p_no")
   ratios+=("$ratio")
-  echo "| $round | $order | $f_no | $p_no | ${ratio}x | $f_cpu / $p_cpu |"
+  echo "| $round | $pair_order | $f_no | $p_no | ${ratio}x | $f_cpu / $p_cpu |"
 done
 echo
 median=$(bench_median "${ratios[@]}")

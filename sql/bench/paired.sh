@@ -75,20 +75,12 @@ echo "| round | order | farmdb tps | PostgreSQL tps | ratio | server CPU µs per
 echo "|---|---|---|---|---|---|---|"
 ratios=()
 for round in $(seq "$rounds"); do
-  if [ $((round % 2)) -eq 1 ]; then
-    order="farmdb first"
-    f=$(measure farmdb)
-    p=$(measure postgres)
-  else
-    order="PostgreSQL first"
-    p=$(measure postgres)
-    f=$(measure farmdb)
-  fi
-  read -r f_tps f_cpu f_retried <<<"$f"
-  read -r p_tps p_cpu _ <<<"$p"
+  bench_pair "$round"
+  read -r f_tps f_cpu f_retried <<<"$pair_farmdb"
+  read -r p_tps p_cpu _ <<<"$pair_postgres"
   ratio=$(bench_ratio "$f_tps" "$p_tps")
   ratios+=("$ratio")
-  echo "| $round | $order | $f_tps | $p_tps | ${ratio}x | $f_cpu / $p_cpu | $f_retried% |"
+  echo "| $round | $pair_order | $f_tps | $p_tps | ${ratio}x | $f_cpu / $p_cpu | $f_retried% |"
 done
 echo
 echo "Median ratio of TPC-B-like tps, farmdb / PostgreSQL: $(bench_median "${ratios[@]}")x."

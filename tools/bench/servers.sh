@@ -12,6 +12,9 @@
 #                                  executable (a wrapper: valgrind)
 #   bench_pause SIGNAL SERVER      SIGSTOP or SIGCONT farmdb or postgres (all its processes), so
 #                                  that a paired run's idle server takes no CPU from the other
+#   bench_pair ROUND               one round of a paired benchmark: the caller's `measure farmdb`
+#                                  and `measure postgres`, farmdb first in odd rounds ->
+#                                  $pair_order, $pair_farmdb, $pair_postgres (their outputs)
 #   bench_machine                  one line: cores, CPU model, kernel
 #   bench_cpu_ticks PID            CPU clock ticks used so far by PID and its children
 #   bench_ratio A B                A / B with two decimals
@@ -104,6 +107,19 @@ bench_pause() {
   else
     kill "-$1" "$pg_pid"
     pkill "-$1" -P "$pg_pid" || true
+  fi
+}
+
+# The alternating order cancels a steady drift of the host's speed.
+bench_pair() {
+  if [ $(($1 % 2)) -eq 1 ]; then
+    pair_order="farmdb first"
+    pair_farmdb=$(measure farmdb)
+    pair_postgres=$(measure postgres)
+  else
+    pair_order="PostgreSQL first"
+    pair_postgres=$(measure postgres)
+    pair_farmdb=$(measure farmdb)
   fi
 }
 
