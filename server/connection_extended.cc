@@ -89,8 +89,10 @@ void Connection::HandleBind(const Bind& bind) {
   if (auto ok = ToFormats(bind.param_formats, param_formats_); !ok) return ExtendedError(ok.error());
   if (auto ok = ToFormats(bind.result_formats, result_formats_); !ok) return ExtendedError(ok.error());
   sql::BindParameters params{bind.values, param_formats_, result_formats_, bind.statement};
-  // The unnamed portal is replaced silently. PostgreSQL drops it as Bind creates the new one,
-  // so it is gone even when the parameters then fail; the session may reuse its storage.
+  // The unnamed portal is replaced silently, and the session may reuse its storage. PostgreSQL
+  // drops it as Bind creates the new one, before reading the parameters, so a Bind whose
+  // parameters fail leaves none; here any Bind the session fails does. (PostgreSQL keeps it when
+  // Bind fails in an aborted block, which only a client executing that old portal later sees.)
   std::unique_ptr<sql::Portal> replaced;
   if (existing != portals_.end()) replaced = std::move(existing->second);
   auto portal = session_->Bind(statement, params, std::move(replaced));
