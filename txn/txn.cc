@@ -196,13 +196,14 @@ std::expected<void, TxnError> Txn::Write(Addr addr, std::span<const std::byte> b
   }
   WriteEntry& w = it->second;
   if (w.flags & kObjFree) return NotAllocated();
-  if (bytes.size() > PayloadCapacity(w.lines)) return Invalid();
+  const size_t capacity = PayloadCapacity(w.lines);
+  if (bytes.size() > capacity) return Invalid();
   w.reapplicable = false;
   // One allocation of the whole payload, then only the tail zeroed (assign alone would allocate
   // bytes.size() and resize would allocate again).
-  w.payload.reserve(PayloadCapacity(w.lines));
+  w.payload.reserve(capacity);
   w.payload.assign(bytes.begin(), bytes.end());
-  w.payload.resize(PayloadCapacity(w.lines));
+  w.payload.resize(capacity);
   return {};
 }
 
