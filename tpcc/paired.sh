@@ -43,25 +43,19 @@ for dsn in "$farmdb_dsn" "$pg_dsn"; do
   "$tpcc" load --dsn "$dsn" -w "$warehouses" -c "$loaders" >/dev/null
 done
 
-# measure SERVER -> "new-orders/s server-CPU-ms-per-transaction"; the other server is stopped
-# meanwhile, and resumed even when the run fails (a stopped PostgreSQL would hold up the cleanup's
-# pg_ctl stop).
+# measure SERVER -> "new-orders/s server-CPU-ms-per-transaction", the other server stopped
+# meanwhile.
 measure() {
-  local server=$1 dsn pid isolation other before after
+  local server=$1 dsn isolation
   if [ "$server" = farmdb ]; then
-    dsn=$farmdb_dsn pid=$bench_farmdb_pid isolation=serializable other=postgres
+    dsn=$farmdb_dsn isolation=serializable
   else
-    dsn=$pg_dsn pid=$pg_pid isolation=read-committed other=farmdb
+    dsn=$pg_dsn isolation=read-committed
   fi
-  bench_pause STOP "$other"
-  before=$(bench_cpu_ticks "$pid")
-  "$tpcc" run --dsn "$dsn" -c "$connections" --warmup "$warmup" --duration "$seconds" --no-check \
-    --isolation "$isolation" --log "$bench_work/run.tsv" --plot "$bench_work/run.png" >"$bench_work/run.out" ||
-    { bench_pause CONT "$other"; echo "tpcc run failed against $server" >&2; exit 1; }
-  sleep 1  # PostgreSQL's backends exit, and their CPU time reaches the postmaster's children
-  after=$(bench_cpu_ticks "$pid")
-  bench_pause CONT "$other"
-  awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+  bench_alone "$server" "$tpcc" run --dsn "$dsn" -c "$connections" --warmup "$warmup" --duration "$seconds" \
+    --no-check --isolation "$isolation" --log "$bench_work/run.tsv" --plot "$bench_work/run.png" \
+    >"$bench_work/run.out" || { echo "tpcc run failed against $server" >&2; exit 1; }
+  awk -v ticks="$alone_ticks" -v hz="$(getconf CLK_TCK)" \
     '$1 == "NewOrder" { no = $3 } $1 == "all" { n = $2 }
      END { printf "%s %.3f\n", no, ticks / hz * 1000 / n }' "$bench_work/run.out"
 }

@@ -44,28 +44,23 @@ for port in "$farmdb_port" "$pg_port"; do
     { cat "$bench_work/init.out" >&2; exit 1; }
 done
 
-# measure SERVER -> "tps server-CPU-us-per-transaction retried-%"; the other server is stopped
-# meanwhile, and resumed even when the run fails.
+# measure SERVER -> "tps server-CPU-us-per-transaction retried-%", the other server stopped
+# meanwhile.
 measure() {
-  local server=$1 port pid options other before after out
+  local server=$1 port options out=$bench_work/run.out
   if [ "$server" = farmdb ]; then
-    port=$farmdb_port pid=$bench_farmdb_pid options="-c default_transaction_isolation=read\\ committed" other=postgres
+    port=$farmdb_port options="-c default_transaction_isolation=read\\ committed"
   else
-    port=$pg_port pid=$pg_pid options="" other=farmdb
+    port=$pg_port options=""
   fi
-  bench_pause STOP "$other"
-  before=$(bench_cpu_ticks "$pid")
-  out=$(PGOPTIONS="$options" "$pgbench" -h "$host" -p "$port" -U postgres -n -M prepared -c "$clients" -j 2 \
-    -T "$seconds" --max-tries "$max_tries" postgres 2>&1) ||
-    { bench_pause CONT "$other"; echo "$out" >&2; echo "pgbench failed against $server" >&2; exit 1; }
-  sleep 1  # PostgreSQL's backends exit, and their CPU time reaches the postmaster's children
-  after=$(bench_cpu_ticks "$pid")
-  bench_pause CONT "$other"
-  awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" '
+  bench_alone "$server" env PGOPTIONS="$options" "$pgbench" -h "$host" -p "$port" -U postgres -n -M prepared \
+    -c "$clients" -j 2 -T "$seconds" --max-tries "$max_tries" postgres >"$out" 2>&1 ||
+    { cat "$out" >&2; echo "pgbench failed against $server" >&2; exit 1; }
+  awk -v ticks="$alone_ticks" -v hz="$(getconf CLK_TCK)" '
     /^number of transactions actually processed:/ { n = $6 }
     /^tps = .*without initial connection time/ { tps = $3 }
     /^number of transactions retried:/ { retried = $6; gsub(/[()%]/, "", retried) }
-    END { printf "%.0f %.0f %s\n", tps, ticks / hz * 1e6 / n, retried == "" ? "0" : retried }' <<<"$out"
+    END { printf "%.0f %.0f %s\n", tps, ticks / hz * 1e6 / n, retried == "" ? "0" : retried }' "$out"
 }
 
 echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC on $(bench_machine): TPC-B-like, scale $scale, $clients clients," \

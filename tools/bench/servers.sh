@@ -12,6 +12,8 @@
 #                                  executable (a wrapper: valgrind)
 #   bench_pause SIGNAL SERVER      SIGSTOP or SIGCONT farmdb or postgres (all its processes), so
 #                                  that a paired run's idle server takes no CPU from the other
+#   bench_alone SERVER CMD...      runs CMD with the other server paused -> $alone_ticks, the
+#                                  CPU ticks SERVER used meanwhile (bench_cpu_ticks)
 #   bench_pair ROUND               one round of a paired benchmark: the caller's `measure farmdb`
 #                                  and `measure postgres`, farmdb first in odd rounds ->
 #                                  $pair_order, $pair_farmdb, $pair_postgres (their outputs)
@@ -108,6 +110,23 @@ bench_pause() {
     kill "-$1" "$pg_pid"
     pkill "-$1" -P "$pg_pid" || true
   fi
+}
+
+# A failed CMD returns with the other server still paused; bench_cleanup resumes it.
+bench_alone() {
+  local server=$1 other pid before
+  shift
+  if [ "$server" = farmdb ]; then
+    other=postgres pid=$bench_farmdb_pid
+  else
+    other=farmdb pid=$pg_pid
+  fi
+  bench_pause STOP "$other"
+  before=$(bench_cpu_ticks "$pid")
+  "$@" || return
+  sleep 1  # PostgreSQL's backends exit, and their CPU time reaches the postmaster's children
+  alone_ticks=$(($(bench_cpu_ticks "$pid") - before))
+  bench_pause CONT "$other"
 }
 
 # The alternating order cancels a steady drift of the host's speed.
