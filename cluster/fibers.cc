@@ -1,0 +1,346 @@
+#include "cluster/fibers.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+#include <cerrno>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#endif
+
+namespace farmdb::cluster {
+namespace {
+
+namespace ctx = boost::context;
+using Clock = std::chrono::steady_clock;
+
+// Where a fiber switch starts and ends, told to the sanitizers, which otherwise take the new
+// stack for an overflow of the old one (ASan) or lose track of what each context did (TSan).
+struct StackBounds {
+  const void* bottom = nullptr;
+  size_t size = 0;
+};
+
+struct SwitchNotes {
+  void* asan_fake_stack = nullptr;  // this context's, while another runs
+  void* tsan_fiber = nullptr;
+};
+
+// Before leaving `from` for a context whose stack is `to`; `from` null: the leaving stack ends.
+void StartSwitch([[maybe_unused]] SwitchNotes* from, [[maybe_unused]] const StackBounds& to,
+                 [[maybe_unused]] void* to_tsan) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(from ? &from->asan_fake_stack : nullptr, to.bottom, to.size);
+#endif
+#if defined(__SANITIZE_THREAD__)
+  __tsan_switch_to_fiber(to_tsan, 0);
+#endif
+}
+
+// On arrival in `self`; records the stack left behind in `left` (when not null).
+void FinishSwitch([[maybe_unused]] SwitchNotes* self, [[maybe_unused]] StackBounds* left) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(self ? self->asan_fake_stack : nullptr, left ? &left->bottom : nullptr,
+                                  left ? &left->size : nullptr);
+#endif
+}
+
+}  // namespace
+
+struct FiberPool::Fiber {
+  std::function<void()> body;
+  Worker* worker = nullptr;
+  ctx::fiber self;  // while parked or not yet started: resumed by the worker
+  ctx::fiber back;  // while running: the worker, resumed to park
+  StackBounds stack;
+  SwitchNotes notes;
+
+  // The wait in progress (`waiting`): which events of registered_fd end it, and its timer.
+  bool waiting = false;
+  uint32_t wanted = 0;
+  bool woken_by_fd = false;
+  bool timed = false;
+  std::multimap<Clock::time_point, Fiber*>::iterator timer;
+  int registered_fd = -1;  // with the worker's epoll, for registered_events
+  uint32_t registered_events = 0;
+  // Events of registered_fd that arrived while the fiber was not waiting for them. Edge
+  // triggered, they come once, so the next WaitFd that wants them returns at once.
+  uint32_t missed_events = 0;
+  Clock::time_point resumed;  // when it last began to run
+};
+
+struct FiberPool::Worker {
+  int epoll = -1;
+  int wake = -1;  // eventfd: Spawn or stop
+  std::mutex mu;
+  std::vector<Fiber*> inbox;  // guarded by mu
+  bool stopping = false;      // guarded by mu
+  std::atomic<size_t> fibers{0};
+
+  // The worker thread's own.
+  std::deque<Fiber*> ready;
+  std::multimap<Clock::time_point, Fiber*> timers;
+  bool stop_seen = false;
+  StackBounds stack;
+  SwitchNotes notes;
+  std::thread thread;
+};
+
+namespace {
+
+thread_local FiberPool::Fiber* current = nullptr;
+
+void Wake(FiberPool::Worker& w, FiberPool::Fiber* f, bool by_fd) {
+  if (!f->waiting) return;
+  f->waiting = false;
+  f->woken_by_fd = by_fd;
+  if (f->timed) w.timers.erase(f->timer);
+  f->timed = false;
+  w.ready.push_back(f);
+}
+
+// Gives the worker back its thread until the fiber's wait ends.
+void Park(FiberPool::Fiber* f, std::chrono::nanoseconds timeout) {
+  FiberPool::Worker& w = *f->worker;
+  f->waiting = true;
+  if (timeout.count() >= 0) {
+    f->timer = w.timers.emplace(Clock::now() + timeout, f);
+    f->timed = true;
+  }
+  StartSwitch(&f->notes, w.stack, w.notes.tsan_fiber);
+  f->back = std::move(f->back).resume();
+  FinishSwitch(&f->notes, &w.stack);
+}
+
+// Runs `f` until it parks or returns; a fiber that returned is freed.
+void Resume(FiberPool::Worker& w, FiberPool::Fiber* f) {
+  current = f;
+  f->resumed = Clock::now();
+  StartSwitch(&w.notes, f->stack, f->notes.tsan_fiber);
+  f->self = std::move(f->self).resume();
+  FinishSwitch(&w.notes, nullptr);
+  current = nullptr;
+  if (f->self) return;
+  // The socket was closed on the fiber (Forget before close), so no registration is left.
+#if defined(__SANITIZE_THREAD__)
+  __tsan_destroy_fiber(f->notes.tsan_fiber);
+#endif
+  delete f;
+  w.fibers.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void Start(FiberPool::Worker& w, FiberPool::Fiber* f, size_t stack_bytes) {
+  ctx::protected_fixedsize_stack allocator(stack_bytes);
+  ctx::stack_context stack = allocator.allocate();
+  f->stack = {static_cast<char*>(stack.sp) - stack.size, stack.size};
+#if defined(__SANITIZE_THREAD__)
+  f->notes.tsan_fiber = __tsan_create_fiber(0);
+#endif
+  f->self = ctx::fiber(std::allocator_arg, ctx::preallocated(stack.sp, stack.size, stack), allocator,
+                       [f](ctx::fiber&& back) {
+                         FinishSwitch(nullptr, &f->worker->stack);
+                         f->back = std::move(back);
+                         f->body();
+                         FiberPool::Worker& worker = *f->worker;
+                         StartSwitch(nullptr, worker.stack, worker.notes.tsan_fiber);
+                         return std::move(f->back);
+                       });
+  w.ready.push_back(f);
+}
+
+void RunWorker(FiberPool::Worker& w, size_t stack_bytes) {
+#if defined(__SANITIZE_THREAD__)
+  w.notes.tsan_fiber = __tsan_get_current_fiber();
+#endif
+  epoll_event events[64];
+  for (;;) {
+    while (!w.ready.empty()) {
+      FiberPool::Fiber* f = w.ready.front();
+      w.ready.pop_front();
+      Resume(w, f);
+    }
+    if (w.stop_seen && w.fibers.load(std::memory_order_relaxed) == 0) return;
+    timespec timeout{};
+    timespec* wait = nullptr;  // none: until an event
+    if (!w.timers.empty()) {
+      auto left = std::max(w.timers.begin()->first - Clock::now(), Clock::duration::zero());
+      auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+      timeout = {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+      wait = &timeout;
+    }
+    int n = ::epoll_pwait2(w.epoll, events, std::size(events), wait, nullptr);
+    for (int i = 0; i < n; ++i) {
+      if (auto* f = static_cast<FiberPool::Fiber*>(events[i].data.ptr)) {
+        if (f->waiting && (events[i].events & f->wanted)) {
+          Wake(w, f, true);
+        } else {
+          f->missed_events |= events[i].events;
+        }
+        continue;
+      }
+      uint64_t count;
+      [[maybe_unused]] ssize_t drained = ::read(w.wake, &count, sizeof count);
+      std::vector<FiberPool::Fiber*> inbox;
+      {
+        std::lock_guard l(w.mu);
+        inbox.swap(w.inbox);
+        w.stop_seen = w.stopping;
+      }
+      for (FiberPool::Fiber* f : inbox) Start(w, f, stack_bytes);
+    }
+    for (auto now = Clock::now(); !w.timers.empty() && w.timers.begin()->first <= now;) {
+      Wake(w, w.timers.begin()->second, false);
+    }
+  }
+}
+
+}  // namespace
+
+FiberPool::FiberPool(int workers, size_t stack_bytes) {
+  for (int i = 0; i < workers; ++i) {
+    auto w = std::make_unique<Worker>();
+    w->epoll = ::epoll_create1(EPOLL_CLOEXEC);
+    w->wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = nullptr;
+    ::epoll_ctl(w->epoll, EPOLL_CTL_ADD, w->wake, &ev);
+    workers_.push_back(std::move(w));
+  }
+  for (auto& w : workers_) {
+    w->thread = std::thread([w = w.get(), stack_bytes] { RunWorker(*w, stack_bytes); });
+  }
+}
+
+FiberPool::~FiberPool() {
+  {
+    std::unique_lock l(own_threads_.mu);
+    own_threads_.ended.wait(l, [&] { return own_threads_.running == 0; });
+  }
+  for (auto& w : workers_) {
+    {
+      std::lock_guard l(w->mu);
+      w->stopping = true;
+    }
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t written = ::write(w->wake, &one, sizeof one);
+  }
+  for (auto& w : workers_) {
+    w->thread.join();
+    ::close(w->epoll);
+    ::close(w->wake);
+  }
+}
+
+void FiberPool::Spawn(std::function<void()> body) {
+  if (workers_.empty()) {
+    {
+      std::lock_guard l(own_threads_.mu);
+      ++own_threads_.running;
+    }
+    std::thread([this, body = std::move(body)]() mutable {
+      body();
+      body = nullptr;  // its captures go before the pool may
+      // Notified under the lock: the destructor cannot return, and free `ended`, before this
+      // thread lets go of the lock.
+      std::lock_guard l(own_threads_.mu);
+      --own_threads_.running;
+      own_threads_.ended.notify_all();
+    }).detach();
+    return;
+  }
+  Worker* w = workers_.front().get();
+  for (auto& candidate : workers_) {
+    if (candidate->fibers.load(std::memory_order_relaxed) < w->fibers.load(std::memory_order_relaxed)) {
+      w = candidate.get();
+    }
+  }
+  w->fibers.fetch_add(1, std::memory_order_relaxed);
+  auto* f = new Fiber;
+  f->body = std::move(body);
+  f->worker = w;
+  {
+    std::lock_guard l(w->mu);
+    w->inbox.push_back(f);
+  }
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t written = ::write(w->wake, &one, sizeof one);
+}
+
+bool FiberPool::OnFiber() { return current != nullptr; }
+
+bool FiberPool::WaitFd(int fd, short events, std::chrono::milliseconds timeout) {
+  Fiber* f = current;
+  if (!f) {
+    pollfd p{fd, events, 0};
+    int ready;
+    while ((ready = ::poll(&p, 1, timeout.count() < 0 ? -1 : static_cast<int>(timeout.count()))) < 0 &&
+           errno == EINTR) {
+    }
+    return ready != 0;
+  }
+  // Edge-triggered: the worker hears of each change once, and only the fiber that registered
+  // the socket waits on it, so a registration lasts as long as the socket.
+  uint32_t wanted = EPOLLERR | EPOLLHUP;
+  if (events & POLLIN) wanted |= EPOLLIN | EPOLLRDHUP;
+  if (events & POLLOUT) wanted |= EPOLLOUT;
+  if (f->registered_fd != fd || (wanted & ~f->registered_events) != 0) {
+    if (f->registered_fd != fd) Forget(f->registered_fd);
+    epoll_event ev{};
+    ev.events = f->registered_events | wanted | EPOLLET;
+    ev.data.ptr = f;
+    int op = f->registered_fd == fd ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    if (::epoll_ctl(f->worker->epoll, op, fd, &ev) != 0) {
+      return true;  // not a pollable descriptor: the caller's retry reports the error
+    }
+    f->registered_fd = fd;
+    f->registered_events = ev.events & ~EPOLLET;
+  }
+  const bool missed = (f->missed_events & wanted) != 0;
+  f->missed_events = 0;
+  if (missed) return true;
+  f->wanted = wanted;
+  Park(f, timeout.count() < 0 ? std::chrono::nanoseconds(-1) : std::chrono::nanoseconds(timeout));
+  return f->woken_by_fd;
+}
+
+void FiberPool::Forget(int fd) {
+  Fiber* f = current;
+  if (!f || fd < 0 || f->registered_fd != fd) return;
+  ::epoll_ctl(f->worker->epoll, EPOLL_CTL_DEL, fd, nullptr);
+  f->registered_fd = -1;
+  f->registered_events = 0;
+  f->missed_events = 0;
+}
+
+void FiberPool::SleepFor(std::chrono::nanoseconds duration) {
+  Fiber* f = current;
+  if (!f) {
+    std::this_thread::sleep_for(duration);
+    return;
+  }
+  f->wanted = 0;
+  Park(f, std::max(duration, std::chrono::nanoseconds::zero()));
+}
+
+void FiberPool::TakeTurns() {
+  Fiber* f = current;
+  if (!f || Clock::now() - f->resumed < kTurn) return;
+  // A timer due now: the worker polls its sockets, runs what is ready, and then this fiber.
+  f->wanted = 0;
+  Park(f, std::chrono::nanoseconds::zero());
+}
+
+}  // namespace farmdb::cluster
