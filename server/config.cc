@@ -245,6 +245,12 @@ std::expected<void, std::string> SetConfigValue(Config& config, std::string_view
     auto v = ParseInteger(value);
     if (!v || *v < 1 || *v > 64) return std::unexpected("farmdb.machines must be between 1 and 64");
     config.machines = static_cast<int>(*v);
+  } else if (name == "farmdb.connection_workers") {
+    auto v = ParseInteger(value);
+    if (!v || *v < 0 || *v > 1024) {
+      return std::unexpected("farmdb.connection_workers must be between 0 and 1024");
+    }
+    config.connection_workers = static_cast<int>(*v);
   } else {
     return std::unexpected("unrecognized configuration parameter \"" + std::string(name) + "\"");
   }

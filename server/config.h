@@ -61,6 +61,10 @@ struct Config {
   // farmdb.machines: in-process machines of the node's LocalCluster (sql/node.h), with
   // min(2, machines - 1) backups per region.
   int machines = 1;
+  // farmdb.connection_workers: threads that run the connections as fibers (cluster/fibers.h);
+  // 0: a thread per connection. Unset: one per core on one machine, and 0 on several, whose
+  // commits wait for the other machines in ways that still block a worker's other sessions.
+  std::optional<int> connection_workers;
 };
 
 // The embedded defaults (no config file).

@@ -111,6 +111,9 @@ TEST(ConfigTest, SettingForms) {
   EXPECT_EQ(config->unix_socket_directories, (std::vector<std::string>{"/tmp", "/run/a"}));
   ASSERT_TRUE(SetConfigValue(*config, "unix_socket_directories", ""));
   EXPECT_TRUE(config->unix_socket_directories.empty());
+  EXPECT_FALSE(config->connection_workers) << "unset: the server picks by the machines";
+  ASSERT_TRUE(SetConfigValue(*config, "farmdb.connection_workers", "0"));
+  EXPECT_EQ(config->connection_workers, 0);
   auto role = ParseConfig("role bob password 'it''s' superuser\n");
   ASSERT_TRUE(role);
   EXPECT_EQ(*role->roles[0].password, "it's");
@@ -136,6 +139,8 @@ TEST(ConfigTest, ErrorsNameTheLine) {
                  Case{"max_message_size = 10\n", "line 1: max_message_size must be between 1kB and 1GB"},
                  Case{"password_encryption = plain\n",
                       "line 1: password_encryption must be md5 or scram-sha-256"},
+                 Case{"farmdb.connection_workers = -1\n",
+                      "line 1: farmdb.connection_workers must be between 0 and 1024"},
                  Case{"a b c\n", "line 1: syntax error"}}) {
     auto config = ParseConfig(c.text);
     ASSERT_FALSE(config) << c.text;

@@ -68,6 +68,9 @@ Config file (postgresql.conf-style settings; '#' starts a comment; 'quoted value
   farmdb.machines = 1               in-process machines holding the data (1..64); more than
                                    one replicates every region on min(2, N-1) backups. Data
                                    does not survive a restart yet: DIR/cluster starts afresh
+  farmdb.connection_workers        threads that run the sessions, each many as fibers;
+                                   0 = a thread per session. Default: one per core with one
+                                   machine, 0 with more (their commits' waits block a thread)
   password_encryption = scram-sha-256
                                    how role passwords are stored: scram-sha-256 or md5.
                                    As in PostgreSQL, an md5 rule runs SCRAM for a SCRAM-stored

@@ -46,6 +46,9 @@ std::expected<std::unique_ptr<Server>, std::string> Server::Start(Config config,
     return std::unexpected(std::string("pipe: ") + std::strerror(errno));
   }
   if (auto status = server->Listen(); !status) return std::unexpected(status.error());
+  const Config& c = server->config_;
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  server->connections_.emplace(c.connection_workers.value_or(c.machines == 1 ? cores : 0));
   server->accept_thread_ = std::thread([s = server.get()] { s->AcceptLoop(); });
   return server;
 }
@@ -112,9 +115,7 @@ void Server::AcceptLoop() {
   for (const UnixSocket& socket : unix_sockets_) fds.push_back({socket.fd(), POLLIN, 0});
   fds.push_back({stop_pipe_[0], POLLIN, 0});
   while (true) {
-    // A timeout bounds how long finished connection threads wait to be joined.
-    int ready = ::poll(fds.data(), fds.size(), 1000);
-    ReapWorkers(false);
+    int ready = ::poll(fds.data(), fds.size(), -1);
     if (ready < 0 && errno != EINTR) {
       log_.error("event=poll_failed error=\"{}\"", std::strerror(errno));
       return;
@@ -129,7 +130,8 @@ void Server::AcceptLoop() {
 void Server::Accept(int listener) {
   sockaddr_storage peer{};
   socklen_t len = sizeof peer;
-  // Blocking, as SocketChannel wants it: a connection waits for its client in recv.
+  // Blocking, as SocketChannel wants it (off a fiber its reads wait in recv; on one they pass
+  // MSG_DONTWAIT).
   int fd = ::accept4(listener, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC);
   if (fd < 0) {
     if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
@@ -147,29 +149,15 @@ void Server::Accept(int listener) {
     peer_ip = IpAddress::Parse(peer_text).value_or(IpAddress{});
   }
   log_.info("conn={} event=accepted peer={}", id, peer_text);
-  auto done = std::make_shared<std::atomic<bool>>(false);
   ConnectionEnv env{&config_, &secrets_, &engine_, &registry_, &log_};
-  std::thread thread([this, env, fd, id, peer_ip, peer_text, done] {
+  connections_->Spawn([this, env, fd, id, peer_ip, peer_text] {
     {
       SocketChannel channel(fd, open_sockets_);
       Connection connection(env, channel, id, peer_ip, peer_text);
       connection.Run();
     }
     log_.info("conn={} event=closed", id);
-    done->store(true);
   });
-  workers_.push_back({std::move(thread), std::move(done)});
-}
-
-void Server::ReapWorkers(bool all) {
-  for (auto it = workers_.begin(); it != workers_.end();) {
-    if (all || it->done->load()) {
-      it->thread.join();
-      it = workers_.erase(it);
-    } else {
-      ++it;
-    }
-  }
 }
 
 void Server::Stop() {
@@ -187,7 +175,7 @@ void Server::Stop() {
   // Statements running now stop at their next safe point; idle connections' reads return.
   open_sockets_.Stop();
   registry_.CancelAll();
-  ReapWorkers(true);
+  connections_.reset();
   for (int& fd : stop_pipe_) {
     if (fd >= 0) ::close(fd);
     fd = -1;

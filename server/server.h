@@ -1,13 +1,13 @@
-// The protocol server: listening sockets, the accept loop, one thread per connection, and the
+// The protocol server: listening sockets, the accept loop, the connections' fibers, and the
 // state every connection shares (config, role secrets, cancel registry, engine).
 //
-// Threads: PostgreSQL's model for now (one accept thread, one thread per connection); the
-// design's fiber scheduler (DESIGN.md §3) replaces it with the transaction core.
+// Threads: one accept thread, and the workers of a cluster::FiberPool (one per core unless
+// farmdb.connection_workers says otherwise), which run every connection as a fiber.
 //
 // Lifecycle: Start binds every listen address and a Unix-domain socket in each configured
 // directory (one that cannot be made is logged and skipped), and starts accepting; Stop (idempotent, also run
 // by the destructor) stops accepting, wakes every connection (each sends FATAL 57P01 and
-// closes), cancels running statements, and joins all threads.
+// closes), cancels running statements, and waits for every connection to end.
 //
 // Thread-safety: Start/Stop/~Server from the owning thread; Port and ListenAddress are
 // immutable after Start.
@@ -15,16 +15,16 @@
 
 #include <spdlog/logger.h>
 
-#include <atomic>
 #include <cstdint>
 #include <expected>
-#include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "cluster/fibers.h"
 #include "server/auth/secrets.h"
 #include "server/cancel_registry.h"
 #include "server/config.h"
@@ -50,16 +50,10 @@ class Server {
   const std::string& ListenAddress() const { return listen_address_; }
 
  private:
-  struct Worker {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-
   Server(Config config, sql::Engine& engine, spdlog::logger& log);
   std::expected<void, std::string> Listen();
   void AcceptLoop();
   void Accept(int listener);
-  void ReapWorkers(bool all);
 
   const Config config_;
   const std::unordered_map<std::string, RoleSecret> secrets_;
@@ -73,8 +67,8 @@ class Server {
   OpenSockets open_sockets_;
   int port_ = 0;
   std::string listen_address_;
-  int32_t next_id_ = 1;           // accept thread only
-  std::list<Worker> workers_;     // accept thread only, until it is joined
+  int32_t next_id_ = 1;  // accept thread only
+  std::optional<cluster::FiberPool> connections_;
   std::thread accept_thread_;
   bool stopped_ = false;
 };

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "cluster/fibers.h"
+
 namespace farmdb::server {
 namespace {
 
@@ -51,15 +53,18 @@ SocketChannel::~SocketChannel() {
   size_t drained = 0;
   char sink[16 << 10];
   while (drained < kLingerBytes) {
+    ssize_t got = ::recv(fd_, sink, sizeof sink, MSG_DONTWAIT);
+    if (got > 0) {
+      drained += static_cast<size_t>(got);
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) break;  // EOF: the client has closed too
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
-    ssize_t got = ::recv(fd_, sink, sizeof sink, 0);
-    if (got <= 0) break;  // EOF: the client has closed too
-    drained += static_cast<size_t>(got);
+    if (left.count() <= 0 || !cluster::FiberPool::WaitFd(fd_, POLLIN, left)) break;
   }
+  cluster::FiberPool::Forget(fd_);
   ::close(fd_);
 }
 
@@ -76,8 +81,15 @@ ReadStatus SocketChannel::ReadExact(char* out, size_t n) {
     if (!buffer_) buffer_ = std::make_unique_for_overwrite<char[]>(kReadBuffer);
     offset_ = 0;
     filled_ = 0;
-    ssize_t got = ::recv(fd_, buffer_.get(), kReadBuffer, 0);
+    // On a fiber the worker runs other sessions while this one's client is quiet; on a thread
+    // recv alone blocks, one system call per round trip.
+    const bool fiber = cluster::FiberPool::OnFiber();
+    ssize_t got = ::recv(fd_, buffer_.get(), kReadBuffer, fiber ? MSG_DONTWAIT : 0);
     if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && fiber && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      cluster::FiberPool::WaitFd(fd_, POLLIN, std::chrono::milliseconds(-1));
+      continue;
+    }
     // A stop shuts the read side, which ends a blocked recv as if the client had closed.
     if (got <= 0) return sockets_.Stopping() ? ReadStatus::kStopping : ReadStatus::kClosed;
     filled_ = static_cast<size_t>(got);
@@ -94,9 +106,8 @@ bool SocketChannel::WriteAll(std::string_view bytes) {
     }
     if (sent < 0 && errno == EINTR) continue;
     if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      pollfd p{fd_, POLLOUT, 0};
-      int ready = ::poll(&p, 1, kStopWriteGraceMs);
-      if (ready == 0 && sockets_.Stopping()) return false;  // the client stopped reading; do not hang
+      bool ready = cluster::FiberPool::WaitFd(fd_, POLLOUT, std::chrono::milliseconds(kStopWriteGraceMs));
+      if (!ready && sockets_.Stopping()) return false;  // the client stopped reading; do not hang
       continue;
     }
     return false;

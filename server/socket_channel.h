@@ -1,18 +1,19 @@
 // A Channel over a connected stream socket (TCP or Unix-domain), with buffered reads,
 // registered in the server's OpenSockets so that stopping the server wakes it.
 //
-// A read blocks in recv alone: one system call per client round trip, where waiting in poll on
-// the socket and a stop descriptor cost two. Stopping instead shuts the read side of every open
-// socket, so a blocked recv returns and the connection sees kStopping. Writes do not block
-// (MSG_DONTWAIT); they wait for the socket, giving up if the client reads nothing for a while
-// after shutdown began.
+// Waits go through cluster::FiberPool: on a fiber, a read that finds nothing parks the fiber
+// until the socket changes, and its worker runs other sessions meanwhile; on a plain thread a
+// read blocks in recv alone, one system call per round trip. Stopping shuts the read side of
+// every open socket, so a waiting read returns and the connection sees kStopping. Writes do not
+// block (MSG_DONTWAIT); they wait for the socket, giving up if the client reads nothing for a
+// while after shutdown began.
 //
 // Closing: the destructor half-closes the socket and discards what the client still sends for
 // a short while before closing it. Closing with unread input would make the kernel send a reset,
 // and a client still writing (say, a message over max_message_size) would then lose the FATAL
 // that explains why.
 //
-// Thread-safety: used by its connection's thread only. Owns and closes the socket.
+// Thread-safety: used by its connection's thread or fiber only. Owns and closes the socket.
 #pragma once
 
 #include <memory>
@@ -44,7 +45,7 @@ class OpenSockets {
 
 class SocketChannel : public Channel {
  public:
-  // `fd` must be blocking (reads wait in recv); it is in `sockets` until destruction.
+  // `fd` must be blocking (reads off a fiber wait in recv); it is in `sockets` until destruction.
   SocketChannel(int fd, OpenSockets& sockets);
   ~SocketChannel() override;
   SocketChannel(const SocketChannel&) = delete;

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 
 #include <fmt/format.h>
 
+#include "cluster/fibers.h"
 #include "sql/bind/binder.h"
 #include "sql/exec/builtins.h"
 #include "sql/exec/not_runnable.h"
@@ -579,7 +579,7 @@ std::expected<ExecuteResult, Error> SessionImpl::Run(PortalImpl& portal, int64_t
                           txn_.CanRetryStatement() && RetryableOutsideBlock(p.statement->node);
          ++attempt) {
       txn_.AbortStatementTxn();
-      std::this_thread::sleep_for(backoff);
+      cluster::FiberPool::SleepFor(backoff);
       backoff = std::min(backoff * 2, kMaxRetryBackoff);
       output = run();
     }

@@ -1,7 +1,8 @@
 #include "server/testing/fake_engine.h"
 
 #include <chrono>
-#include <thread>
+
+#include "cluster/fibers.h"
 
 namespace farmdb::server::testing {
 namespace {
@@ -211,7 +212,7 @@ class FakeSession : public sql::Session {
       ++engine_.sleeping;
       auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
       while (!options_.cancel->IsRequested() && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        cluster::FiberPool::SleepFor(std::chrono::milliseconds(5));
       }
       --engine_.sleeping;
       return Fail(Err("57014", "canceling statement due to user request"));

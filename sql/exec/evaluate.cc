@@ -4,6 +4,7 @@
 #include <span>
 #include <vector>
 
+#include "cluster/fibers.h"
 #include "sql/exec/builtins.h"
 #include "sql/exec/functions_catalog.h"
 #include "sql/plan/plan.h"
@@ -21,6 +22,7 @@ std::shared_ptr<const storage::Table> DatabaseAccess::TableFor(
 }
 
 std::expected<void, Error> ExecContext::CheckInterrupts() const {
+  cluster::FiberPool::TakeTurns();
   if (cancel != nullptr && cancel->IsRequested()) {
     return std::unexpected(MakeError("57014", "canceling statement due to user request"));
   }

@@ -69,7 +69,9 @@ struct ExecContext {
   int64_t transaction_start = 0;
   int64_t statement_start = 0;
 
-  // 57014 when the client cancelled or the statement ran past statement_timeout.
+  // 57014 when the client cancelled or the statement ran past statement_timeout. Long loops
+  // call it now and then, so it is also where a statement on a fiber takes turns with the
+  // sessions sharing its worker (cluster::FiberPool::TakeTurns).
   std::expected<void, Error> CheckInterrupts() const;
 };
 

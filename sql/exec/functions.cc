@@ -2,8 +2,8 @@
 // The others are data-described built-ins (builtins.h).
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
+#include "cluster/fibers.h"
 #include "sql/exec/evaluate.h"
 #include "sql/exec/transaction_block.h"
 #include "sql/types/cast.h"
@@ -14,14 +14,15 @@ namespace {
 constexpr std::string_view kVersion = "PostgreSQL 15.0 (farmdb 0.1.0) on x86_64-pc-linux-gnu, 64-bit";
 
 std::expected<Value, Error> Sleep(double seconds, ExecContext& ctx) {
-  // Poll every few milliseconds so a cancel request or statement_timeout ends the sleep.
+  // Poll every few milliseconds so a cancel request or statement_timeout ends the sleep. On a
+  // fiber the worker runs other sessions meanwhile.
   auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                       std::chrono::duration<double>(std::isfinite(seconds) ? seconds : 0));
   while (true) {
     if (auto ok = ctx.CheckInterrupts(); !ok) return std::unexpected(ok.error());
     auto now = std::chrono::steady_clock::now();
     if (now >= until) return Value::Str(TypeId::kVoid, "");
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(5)));
+    cluster::FiberPool::SleepFor(std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(5)));
   }
 }
 
