@@ -133,7 +133,8 @@ void Resume(FiberPool::Worker& w, FiberPool::Fiber* f) {
   FinishSwitch(&w.notes, nullptr);
   current = nullptr;
   if (f->self) return;
-  // The socket was closed on the fiber (Forget before close), so no registration is left.
+  // A socket the body left open must not wake a fiber that is gone.
+  if (f->registered_fd >= 0) ::epoll_ctl(w.epoll, EPOLL_CTL_DEL, f->registered_fd, nullptr);
 #if defined(__SANITIZE_THREAD__)
   __tsan_destroy_fiber(f->notes.tsan_fiber);
 #endif

@@ -6,7 +6,7 @@
 // pgbench does) puts its thread to sleep in recv and the client's next message wakes it: 7.4
 // sleeps per TPC-B-like transaction. A worker that finds its fiber's socket empty runs the
 // next ready fiber instead, and sleeps in epoll_wait only when none is ready: 1.6 sleeps per
-// transaction, and a quarter less server CPU (sql/bench/RESULTS.md, "Fibers").
+// transaction, and about a sixth less server CPU (sql/bench/RESULTS.md, "Fibers").
 //
 // What waits through the pool: a socket becoming readable or writable (WaitFd), a sleep
 // (SleepFor), and a long computation's turn (TakeTurns: after kTurn on its worker, a fiber lets
