@@ -34,6 +34,7 @@ LocalCluster::LocalCluster(LocalClusterOptions options)
   mo.replicas = std::min(options_.replicas, options_.machines - 1);
   mo.clock = options_.clock;
   mo.sync_interval = options_.sync_interval;
+  mo.gc_interval = options_.gc_interval;
   for (int i = 0; i < options_.machines; ++i) {
     MachineId id = static_cast<MachineId>(i);
     machines_.push_back(std::make_unique<Machine>(id, options_.machines, &fabric_,

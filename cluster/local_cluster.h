@@ -30,6 +30,7 @@ struct LocalClusterOptions {
   uint64_t region_size = 64ull << 20;
   ClockOptions clock;
   std::chrono::microseconds sync_interval{500};
+  std::chrono::microseconds gc_interval{5000};  // MachineOptions::gc_interval
   std::vector<ClockSkew> skews;  // per machine; missing entries mean none
   uint64_t seed = 1;
 };

@@ -331,7 +331,7 @@ Timestamp Machine::OatLocal() {
 void Machine::SyncLoop() {
   while (!stop_.load()) {
     if (!Paused()) SyncTick();
-    std::this_thread::sleep_for(options_.sync_interval);
+    std::this_thread::sleep_for(IsCm() ? options_.gc_interval : options_.sync_interval);
   }
 }
 

@@ -66,6 +66,7 @@ TEST(MachineTest, GcLocalNeverPassesAPinnedOat) {
   LocalClusterOptions o;
   o.machines = 2;
   o.sync_interval = std::chrono::microseconds(200);
+  o.gc_interval = o.sync_interval;  // CM rounds as often as machine 1's
   LocalCluster c(o);
   std::atomic<Timestamp> pinned{0};
   c.WaitForClocks();
@@ -95,6 +96,7 @@ TEST(MachineTest, GcSafePointWaitsForEveryMachinesGcLocal) {
   LocalClusterOptions o;
   o.machines = 2;
   o.sync_interval = std::chrono::microseconds(200);
+  o.gc_interval = o.sync_interval;  // CM rounds as often as machine 1's
   LocalCluster c(o);
   c.WaitForClocks();
   Machine& cm = c.machine(0);

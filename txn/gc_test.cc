@@ -39,6 +39,7 @@ TEST_P(GcTest, StaleSnapshotsAboveGcLocalNeverReachFreedBlocks) {
   co.replicas = n - 1;
   co.region_size = 8 << 20;
   co.sync_interval = std::chrono::microseconds(200);
+  co.gc_interval = std::chrono::microseconds(200);  // many GC rounds while the readers run
   TestCluster c(co, {});
   auto writer = c.engine(0).NewWorker();
   std::vector<Addr> objs;
