@@ -1,7 +1,9 @@
 #include "cluster/fibers.h"
 
+#include <liburing.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +11,9 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <map>
@@ -82,6 +87,11 @@ struct FiberPool::Fiber {
   // triggered, they come once, so the next WaitFd that wants them returns at once.
   uint32_t missed_events = 0;
   Clock::time_point resumed;  // when it last began to run
+
+  // The send in progress, issued by the worker with the others of its round (Send).
+  int send_fd = -1;
+  std::string_view send_bytes;
+  int send_result = 0;  // bytes sent, or -errno
 };
 
 struct FiberPool::Worker {
@@ -99,6 +109,11 @@ struct FiberPool::Worker {
   StackBounds stack;
   SwitchNotes notes;
   std::thread thread;
+  // The sends of this round's fibers, issued together in one io_uring_enter (Send); without a
+  // ring (the kernel refused one) each fiber sends on its own.
+  io_uring ring{};
+  bool has_ring = false;
+  std::vector<Fiber*> sending;
 };
 
 namespace {
@@ -182,16 +197,76 @@ int WaitForEvents(int epoll, std::span<epoll_event> events, const timespec* time
   return ::epoll_wait(epoll, events.data(), static_cast<int>(events.size()), ms);
 }
 
+constexpr unsigned kRingEntries = 64;
+
+// Sends `batch` through the ring in one system call and wakes its fibers with the results.
+// MSG_DONTWAIT completes each send within the submission, as send(2) would, and
+// IORING_SETUP_SUBMIT_ALL keeps a failed send (a closed socket) from stopping those after it.
+// Returns how many went through the ring: all, unless the kernel took fewer, in which case the
+// ring is given up for good, since entries left in it must never be taken later.
+size_t SendThroughRing(FiberPool::Worker& w, std::span<FiberPool::Fiber*> batch) {
+  for (FiberPool::Fiber* f : batch) {
+    io_uring_sqe* sqe = io_uring_get_sqe(&w.ring);
+    io_uring_prep_send(sqe, f->send_fd, f->send_bytes.data(), f->send_bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    io_uring_sqe_set_data(sqe, f);
+  }
+  int submitted;
+  while ((submitted = io_uring_submit(&w.ring)) == -EINTR) {
+  }
+  if (submitted < static_cast<int>(batch.size())) {
+    w.has_ring = false;
+    submitted = std::max(submitted, 0);
+  }
+  for (int done = 0; done < submitted; ++done) {
+    io_uring_cqe* cqe;
+    int waited;
+    while ((waited = io_uring_wait_cqe(&w.ring, &cqe)) == -EINTR) {
+    }
+    if (waited != 0) {
+      // Only a corrupt ring fails here, and its sends may or may not have gone out.
+      std::fprintf(stderr, "io_uring_wait_cqe: %s\n", std::strerror(-waited));
+      std::abort();
+    }
+    auto* f = static_cast<FiberPool::Fiber*>(io_uring_cqe_get_data(cqe));
+    f->send_result = cqe->res;
+    io_uring_cqe_seen(&w.ring, cqe);
+    Wake(w, f, true);
+  }
+  return static_cast<size_t>(submitted);
+}
+
+// The sends of the round just run (Send), in batches of the ring's size.
+void IssueSends(FiberPool::Worker& w) {
+  for (std::span<FiberPool::Fiber*> left(w.sending); !left.empty();) {
+    auto batch = left.first(std::min<size_t>(left.size(), kRingEntries));
+    left = left.subspan(batch.size());
+    size_t through_ring = w.has_ring ? SendThroughRing(w, batch) : 0;
+    for (FiberPool::Fiber* f : batch.subspan(through_ring)) {
+      ssize_t sent = ::send(f->send_fd, f->send_bytes.data(), f->send_bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      f->send_result = sent >= 0 ? static_cast<int>(sent) : -errno;
+      Wake(w, f, true);
+    }
+  }
+  w.sending.clear();
+}
+
 void RunWorker(FiberPool::Worker& w, size_t stack_bytes) {
 #if defined(__SANITIZE_THREAD__)
   w.notes.tsan_fiber = __tsan_get_current_fiber();
 #endif
+  // Kernels before 6.0 (no IORING_SETUP_SINGLE_ISSUER) or a seccomp filter refusing io_uring
+  // leave the worker without a ring: each fiber then sends on its own.
+  w.has_ring = io_uring_queue_init(kRingEntries, &w.ring, IORING_SETUP_SUBMIT_ALL | IORING_SETUP_SINGLE_ISSUER) == 0;
+  const bool ring_made = w.has_ring;
   epoll_event events[64];
   for (;;) {
-    while (!w.ready.empty()) {
-      FiberPool::Fiber* f = w.ready.front();
-      w.ready.pop_front();
-      Resume(w, f);
+    while (!w.ready.empty() || !w.sending.empty()) {
+      while (!w.ready.empty()) {
+        FiberPool::Fiber* f = w.ready.front();
+        w.ready.pop_front();
+        Resume(w, f);
+      }
+      if (!w.sending.empty()) IssueSends(w);
     }
     if (w.stop_seen && w.fibers.load(std::memory_order_relaxed) == 0) return;
     timespec timeout{};
@@ -226,6 +301,7 @@ void RunWorker(FiberPool::Worker& w, size_t stack_bytes) {
       Wake(w, w.timers.begin()->second, false);
     }
   }
+  if (ring_made) io_uring_queue_exit(&w.ring);
 }
 
 }  // namespace
@@ -345,6 +421,20 @@ void FiberPool::Forget(int fd) {
   f->registered_fd = -1;
   f->registered_events = 0;
   f->missed_events = 0;
+}
+
+ssize_t FiberPool::Send(int fd, std::string_view bytes) {
+  Fiber* f = current;
+  if (!f || !f->worker->has_ring) return ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  f->send_fd = fd;
+  // A short send, as send(2) may make: the ring's length and result are 32-bit.
+  f->send_bytes = bytes.substr(0, size_t{1} << 30);
+  f->worker->sending.push_back(f);
+  f->wanted = 0;
+  Park(f, std::chrono::nanoseconds(-1));
+  if (f->send_result >= 0) return f->send_result;
+  errno = -f->send_result;
+  return -1;
 }
 
 void FiberPool::SleepFor(std::chrono::nanoseconds duration) {

@@ -8,9 +8,9 @@
 // next ready fiber instead, and sleeps in epoll_wait only when none is ready: 1.6 sleeps per
 // transaction, and about a sixth less server CPU (sql/bench/RESULTS.md, "Fibers").
 //
-// What waits through the pool: a socket becoming readable or writable (WaitFd), a sleep
-// (SleepFor), and a long computation's turn (TakeTurns: after kTurn on its worker, a fiber lets
-// the others run). All are meant for code that holds no lock while it waits, since a fiber that
+// What waits through the pool: a socket becoming readable or writable (WaitFd), a send (Send:
+// until the worker's round of ready fibers ends), a sleep (SleepFor), and a long computation's
+// turn (TakeTurns: after kTurn on its worker, a fiber lets the others run). All are meant for code that holds no lock while it waits, since a fiber that
 // parked holding a mutex would block every other fiber of its worker that takes it. Other waits
 // (a commit's lock replies and remote completions, clock uncertainty, log space) still block the
 // worker thread, and with it the worker's other fibers, until they go through the pool too. On
@@ -32,6 +32,7 @@
 #pragma once
 
 #include <poll.h>
+#include <sys/types.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -39,6 +40,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 namespace farmdb::cluster {
@@ -65,6 +67,13 @@ class FiberPool {
   // Forget(fd), which must come before the descriptor is closed.
   static bool WaitFd(int fd, short events, std::chrono::milliseconds timeout);
   static void Forget(int fd);
+  // send(2) with MSG_NOSIGNAL | MSG_DONTWAIT. On a fiber the send waits for the end of its
+  // worker's round (every ready fiber has run) and goes out with the round's others in one
+  // io_uring submission. Why: each send that wakes a client costs the kernel a wake-up and,
+  // more often than not, a switch to the client at the system call's return; a client thread
+  // woken by the first of a round's replies finds the rest already there (sql/bench/RESULTS.md,
+  // "Sends in rounds").
+  static ssize_t Send(int fd, std::string_view bytes);
   static void SleepFor(std::chrono::nanoseconds duration);
   // Called now and then by long computations (a statement's scan checking for a cancel): once
   // the fiber has run kTurn since it last waited, it goes behind the worker's other ready fibers

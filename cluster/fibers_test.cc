@@ -84,6 +84,67 @@ TEST(FiberPoolTest, FibersWaitingForTheirSocketsShareOneWorker) {
   }
 }
 
+// More fibers than the worker's ring holds send in one round: every byte arrives, in order per
+// socket, and each Send returns what it sent.
+TEST(FiberPoolTest, SendsOfOneRoundAllArrive) {
+  constexpr int kFibers = 150;
+  std::vector<SocketPair> pairs(kFibers);
+  {
+    FiberPool pool(1);
+    for (int i = 0; i < kFibers; ++i) {
+      pool.Spawn([fd = pairs[i].fiber_end, i] {
+        for (int k = 0; k < 3; ++k) {
+          std::string message = std::to_string(i) + ":" + std::to_string(k) + ";";
+          EXPECT_EQ(FiberPool::Send(fd, message), static_cast<ssize_t>(message.size()));
+        }
+        ::close(fd);
+      });
+    }
+  }
+  for (int i = 0; i < kFibers; ++i) {
+    std::string got;
+    char buffer[256];
+    for (ssize_t n; (n = ::recv(pairs[i].test_end, buffer, sizeof buffer, 0)) > 0;) got.append(buffer, n);
+    std::string id = std::to_string(i);
+    EXPECT_EQ(got, id + ":0;" + id + ":1;" + id + ":2;");
+  }
+}
+
+// A send fails as send(2) with MSG_NOSIGNAL does: -1 and errno, no SIGPIPE; a full socket says
+// EAGAIN, and after WaitFd(POLLOUT) the send goes through.
+TEST(FiberPoolTest, SendReportsErrorsAsSendDoes) {
+  SocketPair closed, full;
+  ::close(closed.test_end);
+  closed.test_end = -1;
+  std::atomic<bool> filled{false};
+  int sent_error = 0, full_error = 0;
+  ssize_t after_wait = 0;
+  {
+    FiberPool pool(1);
+    pool.Spawn([&] {
+      EXPECT_EQ(FiberPool::Send(closed.fiber_end, "x"), -1);
+      sent_error = errno;
+      ::close(closed.fiber_end);
+      std::string chunk(4096, 'z');
+      while (FiberPool::Send(full.fiber_end, chunk) > 0) {
+      }
+      full_error = errno;
+      filled = true;
+      FiberPool::WaitFd(full.fiber_end, POLLOUT, milliseconds(-1));
+      after_wait = FiberPool::Send(full.fiber_end, "y");
+      FiberPool::Forget(full.fiber_end);
+      ::close(full.fiber_end);
+    });
+    while (!filled) std::this_thread::sleep_for(milliseconds(1));
+    char sink[1 << 16];
+    while (::recv(full.test_end, sink, sizeof sink, MSG_DONTWAIT) > 0) {
+    }
+  }
+  EXPECT_EQ(sent_error, EPIPE);
+  EXPECT_TRUE(full_error == EAGAIN || full_error == EWOULDBLOCK) << full_error;
+  EXPECT_EQ(after_wait, 1);
+}
+
 // A sleeping fiber does not hold its worker: a fiber started after it finishes first.
 TEST(FiberPoolTest, SleepParksOnlyTheSleeper) {
   std::atomic<bool> sleeper_done{false};

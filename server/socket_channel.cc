@@ -99,7 +99,7 @@ ReadStatus SocketChannel::ReadExact(char* out, size_t n) {
 
 bool SocketChannel::WriteAll(std::string_view bytes) {
   while (!bytes.empty()) {
-    ssize_t sent = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t sent = cluster::FiberPool::Send(fd_, bytes);
     if (sent > 0) {
       bytes.remove_prefix(static_cast<size_t>(sent));
       continue;
