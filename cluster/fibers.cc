@@ -1,6 +1,8 @@
 #include "cluster/fibers.h"
 
 #include <liburing.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -114,6 +116,7 @@ struct FiberPool::Worker {
   io_uring ring{};
   bool has_ring = false;
   std::vector<Fiber*> sending;
+  int cpu = -1;  // the one it runs on; -1: any
 };
 
 namespace {
@@ -256,6 +259,13 @@ void RunWorker(FiberPool::Worker& w, size_t stack_bytes) {
 #endif
   // Kernels before 6.0 (no IORING_SETUP_SINGLE_ISSUER) or a seccomp filter refusing io_uring
   // leave the worker without a ring: each fiber then sends on its own.
+  if (w.cpu >= 0) {
+    cpu_set_t only;
+    CPU_ZERO(&only);
+    CPU_SET(w.cpu, &only);
+    // A failure (the CPU went offline since the pool looked) leaves the worker unpinned.
+    ::pthread_setaffinity_np(::pthread_self(), sizeof only, &only);
+  }
   w.has_ring = io_uring_queue_init(kRingEntries, &w.ring, IORING_SETUP_SUBMIT_ALL | IORING_SETUP_SINGLE_ISSUER) == 0;
   const bool ring_made = w.has_ring;
   epoll_event events[64];
@@ -304,11 +314,26 @@ void RunWorker(FiberPool::Worker& w, size_t stack_bytes) {
   if (ring_made) io_uring_queue_exit(&w.ring);
 }
 
+
+// The CPUs this process may run on, in order.
+std::vector<int> AllowedCpus() {
+  cpu_set_t allowed;
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
 }  // namespace
 
-FiberPool::FiberPool(int workers, size_t stack_bytes) {
+FiberPool::FiberPool(int workers, bool pin_to_cpus, size_t stack_bytes) {
+  std::vector<int> cpus = pin_to_cpus ? AllowedCpus() : std::vector<int>{};
+  const bool pin = pin_to_cpus && static_cast<size_t>(workers) <= cpus.size();
   for (int i = 0; i < workers; ++i) {
     auto w = std::make_unique<Worker>();
+    if (pin) w->cpu = cpus[i];
     w->epoll = ::epoll_create1(EPOLL_CLOEXEC);
     w->wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     epoll_event ev{};

@@ -49,7 +49,14 @@ class FiberPool {
  public:
   // `workers` threads, each fiber with a stack of `stack_bytes` (mapped on use, with a guard
   // page below it, like a thread's); no workers: a thread per body.
-  explicit FiberPool(int workers, size_t stack_bytes = size_t{8} << 20);
+  //
+  // `pin_to_cpus`: worker i runs only on the i-th CPU the process may use (sched_getaffinity),
+  // when there are no more workers than those CPUs; with more, they go where the kernel puts
+  // them. Why: left to the kernel, both workers of a 2-core machine at times share one core
+  // while the other runs only the clients, and a worker moves between cores with its sessions'
+  // data; pinned, farmdb took less CPU per TPC-B-like transaction and had no slow runs
+  // (sql/bench/RESULTS.md, "Pinned workers").
+  explicit FiberPool(int workers, bool pin_to_cpus = false, size_t stack_bytes = size_t{8} << 20);
   // Waits until every body has returned; the owner makes them return (the server shuts their
   // sockets).
   ~FiberPool();

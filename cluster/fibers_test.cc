@@ -1,9 +1,12 @@
 #include "cluster/fibers.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <mutex>
@@ -143,6 +146,59 @@ TEST(FiberPoolTest, SendReportsErrorsAsSendDoes) {
   EXPECT_EQ(sent_error, EPIPE);
   EXPECT_TRUE(full_error == EAGAIN || full_error == EWOULDBLOCK) << full_error;
   EXPECT_EQ(after_wait, 1);
+}
+
+std::vector<int> AllowedCpus() {
+  cpu_set_t allowed;
+  EXPECT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+// The CPUs the calling thread may run on.
+std::vector<int> ThreadCpus() {
+  cpu_set_t mine;
+  EXPECT_EQ(::pthread_getaffinity_np(::pthread_self(), sizeof mine, &mine), 0);
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &mine)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+// Spawns one fiber per worker (each goes to the worker with the fewest) and returns the CPUs
+// each one's worker may run on.
+std::vector<std::vector<int>> WorkerCpus(int workers, bool pin) {
+  std::mutex mu;
+  std::vector<std::vector<int>> seen;
+  {
+    FiberPool pool(workers, pin);
+    for (int i = 0; i < workers; ++i) {
+      pool.Spawn([&] {
+        std::lock_guard l(mu);
+        seen.push_back(ThreadCpus());
+      });
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  return seen;
+}
+
+TEST(FiberPoolTest, PinnedWorkersRunOnACpuEach) {
+  std::vector<int> cpus = AllowedCpus();
+  std::vector<std::vector<int>> expected;
+  for (int cpu : cpus) expected.push_back({cpu});
+  EXPECT_EQ(WorkerCpus(static_cast<int>(cpus.size()), true), expected);
+}
+
+TEST(FiberPoolTest, WorkersFloatWhenUnpinnedOrMoreThanCpus) {
+  std::vector<int> cpus = AllowedCpus();
+  int workers = static_cast<int>(cpus.size());
+  EXPECT_EQ(WorkerCpus(workers, false), std::vector<std::vector<int>>(workers, cpus));
+  EXPECT_EQ(WorkerCpus(workers + 1, true), std::vector<std::vector<int>>(workers + 1, cpus));
 }
 
 // A sleeping fiber does not hold its worker: a fiber started after it finishes first.

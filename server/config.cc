@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace farmdb::server {
@@ -86,6 +87,15 @@ std::expected<int64_t, std::string> ParseInteger(std::string_view text) {
                                  : 0;
   if (scale == 0) return std::unexpected("invalid unit \"" + std::string(unit) + "\"");
   return v * scale;
+}
+
+// The spellings of a boolean postgresql.conf takes in full (it also takes unique prefixes).
+std::optional<bool> ParseOnOff(std::string_view text) {
+  std::string word(text);
+  for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (word == "on" || word == "true" || word == "yes" || word == "1") return true;
+  if (word == "off" || word == "false" || word == "no" || word == "0") return false;
+  return std::nullopt;
 }
 
 std::optional<AuthMethod> ParseMethod(std::string_view text) {
@@ -251,6 +261,10 @@ std::expected<void, std::string> SetConfigValue(Config& config, std::string_view
       return std::unexpected("farmdb.connection_workers must be between 0 and 1024");
     }
     config.connection_workers = static_cast<int>(*v);
+  } else if (name == "farmdb.pin_workers") {
+    auto v = ParseOnOff(value);
+    if (!v) return std::unexpected("farmdb.pin_workers must be on or off");
+    config.pin_workers = *v;
   } else {
     return std::unexpected("unrecognized configuration parameter \"" + std::string(name) + "\"");
   }

@@ -65,6 +65,9 @@ struct Config {
   // 0: a thread per connection. Unset: one per core on one machine, and 0 on several, whose
   // commits wait for the other machines in ways that still block a worker's other sessions.
   std::optional<int> connection_workers;
+  // farmdb.pin_workers: each connection worker runs on a CPU of its own (cluster/fibers.h), when
+  // there are no more workers than CPUs the process may use.
+  bool pin_workers = true;
 };
 
 // The embedded defaults (no config file).

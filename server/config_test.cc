@@ -114,6 +114,11 @@ TEST(ConfigTest, SettingForms) {
   EXPECT_FALSE(config->connection_workers) << "unset: the server picks by the machines";
   ASSERT_TRUE(SetConfigValue(*config, "farmdb.connection_workers", "0"));
   EXPECT_EQ(config->connection_workers, 0);
+  EXPECT_TRUE(config->pin_workers);
+  ASSERT_TRUE(SetConfigValue(*config, "farmdb.pin_workers", "OFF"));
+  EXPECT_FALSE(config->pin_workers);
+  ASSERT_TRUE(SetConfigValue(*config, "farmdb.pin_workers", "true"));
+  EXPECT_TRUE(config->pin_workers);
   auto role = ParseConfig("role bob password 'it''s' superuser\n");
   ASSERT_TRUE(role);
   EXPECT_EQ(*role->roles[0].password, "it's");
@@ -141,6 +146,7 @@ TEST(ConfigTest, ErrorsNameTheLine) {
                       "line 1: password_encryption must be md5 or scram-sha-256"},
                  Case{"farmdb.connection_workers = -1\n",
                       "line 1: farmdb.connection_workers must be between 0 and 1024"},
+                 Case{"farmdb.pin_workers = maybe\n", "line 1: farmdb.pin_workers must be on or off"},
                  Case{"a b c\n", "line 1: syntax error"}}) {
     auto config = ParseConfig(c.text);
     ASSERT_FALSE(config) << c.text;

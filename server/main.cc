@@ -71,6 +71,8 @@ Config file (postgresql.conf-style settings; '#' starts a comment; 'quoted value
   farmdb.connection_workers        threads that run the sessions, each many as fibers;
                                    0 = a thread per session. Default: one per core with one
                                    machine, 0 with more (their commits' waits block a thread)
+  farmdb.pin_workers = on          each connection worker runs on a CPU of its own, when
+                                   there are no more workers than CPUs the process may use
   password_encryption = scram-sha-256
                                    how role passwords are stored: scram-sha-256 or md5.
                                    As in PostgreSQL, an md5 rule runs SCRAM for a SCRAM-stored
