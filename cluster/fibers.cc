@@ -257,8 +257,6 @@ void RunWorker(FiberPool::Worker& w, size_t stack_bytes) {
 #if defined(__SANITIZE_THREAD__)
   w.notes.tsan_fiber = __tsan_get_current_fiber();
 #endif
-  // Kernels before 6.0 (no IORING_SETUP_SINGLE_ISSUER) or a seccomp filter refusing io_uring
-  // leave the worker without a ring: each fiber then sends on its own.
   if (w.cpu >= 0) {
     cpu_set_t only;
     CPU_ZERO(&only);
@@ -266,6 +264,8 @@ void RunWorker(FiberPool::Worker& w, size_t stack_bytes) {
     // A failure (the CPU went offline since the pool looked) leaves the worker unpinned.
     ::pthread_setaffinity_np(::pthread_self(), sizeof only, &only);
   }
+  // Kernels before 6.0 (no IORING_SETUP_SINGLE_ISSUER) or a seccomp filter refusing io_uring
+  // leave the worker without a ring: each fiber then sends on its own.
   w.has_ring = io_uring_queue_init(kRingEntries, &w.ring, IORING_SETUP_SUBMIT_ALL | IORING_SETUP_SINGLE_ISSUER) == 0;
   const bool ring_made = w.has_ring;
   epoll_event events[64];
@@ -278,7 +278,7 @@ void RunWorker(FiberPool::Worker& w, size_t stack_bytes) {
       }
       if (!w.sending.empty()) IssueSends(w);
     }
-    if (w.stop_seen && w.fibers.load(std::memory_order_relaxed) == 0) return;
+    if (w.stop_seen && w.fibers.load(std::memory_order_relaxed) == 0) break;
     timespec timeout{};
     timespec* wait = nullptr;  // none: until an event
     if (!w.timers.empty()) {
@@ -313,7 +313,6 @@ void RunWorker(FiberPool::Worker& w, size_t stack_bytes) {
   }
   if (ring_made) io_uring_queue_exit(&w.ring);
 }
-
 
 // The CPUs this process may run on, in order.
 std::vector<int> AllowedCpus() {

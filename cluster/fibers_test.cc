@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <filesystem>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <string>
@@ -148,25 +150,25 @@ TEST(FiberPoolTest, SendReportsErrorsAsSendDoes) {
   EXPECT_EQ(after_wait, 1);
 }
 
+std::vector<int> Cpus(const cpu_set_t& set) {
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
 std::vector<int> AllowedCpus() {
   cpu_set_t allowed;
   EXPECT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
-  }
-  return cpus;
+  return Cpus(allowed);
 }
 
 // The CPUs the calling thread may run on.
 std::vector<int> ThreadCpus() {
   cpu_set_t mine;
   EXPECT_EQ(::pthread_getaffinity_np(::pthread_self(), sizeof mine, &mine), 0);
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &mine)) cpus.push_back(cpu);
-  }
-  return cpus;
+  return Cpus(mine);
 }
 
 // Spawns one fiber per worker (each goes to the worker with the fewest) and returns the CPUs
@@ -199,6 +201,24 @@ TEST(FiberPoolTest, WorkersFloatWhenUnpinnedOrMoreThanCpus) {
   int workers = static_cast<int>(cpus.size());
   EXPECT_EQ(WorkerCpus(workers, false), std::vector<std::vector<int>>(workers, cpus));
   EXPECT_EQ(WorkerCpus(workers + 1, true), std::vector<std::vector<int>>(workers + 1, cpus));
+}
+
+size_t OpenDescriptors() {
+  return static_cast<size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
+                                           std::filesystem::directory_iterator()));
+}
+
+// Its epoll, eventfd and ring go with the pool (tests and servers make many).
+TEST(FiberPoolTest, APoolLeavesNoDescriptorsBehind) {
+  size_t before = OpenDescriptors();
+  {
+    FiberPool pool(2);
+    pool.Spawn([] {
+      EXPECT_EQ(FiberPool::Send(-1, "x"), -1);
+      EXPECT_EQ(errno, EBADF);
+    });
+  }
+  EXPECT_EQ(OpenDescriptors(), before);
 }
 
 // A sleeping fiber does not hold its worker: a fiber started after it finishes first.
