@@ -101,6 +101,7 @@ struct FiberPool::Worker {
   int wake = -1;  // eventfd: Spawn or stop
   std::mutex mu;
   std::vector<Fiber*> inbox;  // guarded by mu
+  std::vector<Fiber*> woken;  // parked in Event::Wait and notified; guarded by mu
   bool stopping = false;      // guarded by mu
   std::atomic<size_t> fibers{0};
 
@@ -299,13 +300,15 @@ void RunWorker(FiberPool::Worker& w, size_t stack_bytes) {
       }
       uint64_t count;
       [[maybe_unused]] ssize_t drained = ::read(w.wake, &count, sizeof count);
-      std::vector<FiberPool::Fiber*> inbox;
+      std::vector<FiberPool::Fiber*> inbox, woken;
       {
         std::lock_guard l(w.mu);
         inbox.swap(w.inbox);
+        woken.swap(w.woken);
         w.stop_seen = w.stopping;
       }
       for (FiberPool::Fiber* f : inbox) Start(w, f, stack_bytes);
+      for (FiberPool::Fiber* f : woken) Wake(w, f, false);
     }
     for (auto now = Clock::now(); !w.timers.empty() && w.timers.begin()->first <= now;) {
       Wake(w, w.timers.begin()->second, false);
@@ -469,6 +472,45 @@ void FiberPool::SleepFor(std::chrono::nanoseconds duration) {
   }
   f->wanted = 0;
   Park(f, std::max(duration, std::chrono::nanoseconds::zero()));
+}
+
+void FiberPool::Event::Wait(const std::function<bool()>& done) {
+  std::unique_lock l(mu_);
+  Fiber* f = current;
+  if (!f) {
+    threads_.wait(l, done);
+    return;
+  }
+  while (!done()) {
+    // NotifyAll may hand the fiber to its worker before it parks: the worker is this thread,
+    // busy running the fiber, so it wakes the fiber only once it has parked.
+    fibers_.push_back(f);
+    l.unlock();
+    f->wanted = 0;
+    Park(f, std::chrono::nanoseconds(-1));
+    l.lock();
+  }
+}
+
+void FiberPool::Event::NotifyAll() {
+  std::vector<Fiber*> fibers;
+  {
+    std::lock_guard l(mu_);
+    fibers.swap(fibers_);
+    threads_.notify_all();
+  }
+  std::vector<Worker*> rung;
+  for (Fiber* f : fibers) {
+    Worker* w = f->worker;
+    {
+      std::lock_guard l(w->mu);
+      w->woken.push_back(f);
+    }
+    if (std::ranges::find(rung, w) != rung.end()) continue;
+    rung.push_back(w);
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t written = ::write(w->wake, &one, sizeof one);
+  }
 }
 
 void FiberPool::TakeTurns() {

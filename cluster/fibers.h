@@ -9,8 +9,9 @@
 // transaction, and about a sixth less server CPU (sql/bench/RESULTS.md, "Fibers").
 //
 // What waits through the pool: a socket becoming readable or writable (WaitFd), a send (Send:
-// until the worker's round of ready fibers ends), a sleep (SleepFor), and a long computation's
-// turn (TakeTurns: after kTurn on its worker, a fiber lets the others run). All are meant for code that holds no lock while it waits, since a fiber that
+// until the worker's round of ready fibers ends), a sleep (SleepFor), a long computation's
+// turn (TakeTurns: after kTurn on its worker, a fiber lets the others run), and an Event another
+// thread signals (a commit waiting for its group's sync). All are meant for code that holds no lock while it waits, since a fiber that
 // parked holding a mutex would block every other fiber of its worker that takes it. Other waits
 // (a commit's lock replies and remote completions, clock uncertainty, log space) still block the
 // worker thread, and with it the worker's other fibers, until they go through the pool too. On
@@ -92,6 +93,20 @@ class FiberPool {
 
   struct Fiber;
   struct Worker;
+
+  // A condition another thread makes true (a group commit's sync): Wait parks the calling fiber,
+  // or blocks the calling thread off a fiber, until `done()` holds, checking it again after each
+  // NotifyAll. Many fibers and threads may wait on one Event; NotifyAll from any thread.
+  class Event {
+   public:
+    void Wait(const std::function<bool()>& done);
+    void NotifyAll();
+
+   private:
+    std::mutex mu_;
+    std::condition_variable threads_;
+    std::vector<Fiber*> fibers_;  // guarded by mu_
+  };
 
  private:
   // The bodies running on threads of their own (a pool of no workers).

@@ -21,15 +21,24 @@ LocalCluster::LocalCluster(LocalClusterOptions options)
     data_dir_ = MakeTempDir();
     owns_dir_ = true;
   }
+  // Master time starts well above zero, so timestamp 0 means "before everything", or at the
+  // floor an earlier run left, which is above every timestamp it handed out.
+  Files& files = options_.files ? *options_.files : PosixFiles();
+  int64_t origin = 1'000'000'000;
+  auto cm_state = LoadMachineState(files, data_dir_ / "m0" / "machine.state");
+  if (!cm_state) {
+    error_ = cm_state.error();
+  } else if (*cm_state) {
+    origin = static_cast<int64_t>((*cm_state)->time_floor);
+  }
   for (int i = 0; i < options_.machines; ++i) {
     ClockSkew skew = i < static_cast<int>(options_.skews.size()) ? options_.skews[i] : ClockSkew{};
-    // Start every clock well above zero so timestamp 0 means "before everything".
-    times_.push_back(std::make_unique<SkewedTimeSource>(&system_time_,
-                                                        1'000'000'000 + skew.offset_ns,
-                                                        skew.drift_ppm));
+    times_.push_back(std::make_unique<SkewedTimeSource>(&system_time_, origin + skew.offset_ns, skew.drift_ppm));
   }
   MachineOptions mo;
   mo.data_dir = data_dir_;
+  mo.files = &files;
+  mo.verify_images = options_.verify_images;
   mo.region_size = options_.region_size;
   mo.replicas = std::min(options_.replicas, options_.machines - 1);
   mo.clock = options_.clock;
@@ -40,6 +49,15 @@ LocalCluster::LocalCluster(LocalClusterOptions options)
     machines_.push_back(std::make_unique<Machine>(id, options_.machines, &fabric_,
                                                   times_[i].get(), mo,
                                                   [this, id] { return fabric_.IsPaused(id); }));
+  }
+  if (!error_.empty()) return;
+  // All machines have state from an earlier run, or none does: machine 0 says which.
+  const bool reopening = cm_state->has_value();
+  for (auto& m : machines_) {
+    if (auto opened = m->Open(reopening); !opened) {
+      error_ = opened.error();
+      return;
+    }
   }
   for (auto& m : machines_) m->Start();
 }

@@ -2,6 +2,11 @@
 // Each machine gets its own clock (optionally skewed and drifting within the bound), its own
 // directory under the data directory, and its own threads. Two LocalClusters can live in one
 // process: nothing here is global.
+//
+// A data directory that holds machines of an earlier run is opened again (Machine::Open): the
+// machines map their regions' images and master time continues at the CM's timestamp floor, so
+// every timestamp handed out from here on is above every one handed out before. What the
+// transaction logs add to the images is the txn layer's recovery (TxnEngine::OpenAll).
 #pragma once
 
 #include <filesystem>
@@ -27,6 +32,8 @@ struct LocalClusterOptions {
   int machines = 1;
   int replicas = 0;  // f, clamped to machines - 1
   std::filesystem::path data_dir;  // empty: a fresh temporary directory, removed on destruction
+  Files* files = nullptr;          // null: PosixFiles()
+  bool verify_images = false;      // MachineOptions::verify_images
   uint64_t region_size = 64ull << 20;
   ClockOptions clock;
   std::chrono::microseconds sync_interval{500};
@@ -42,6 +49,11 @@ class LocalCluster {
   LocalCluster(const LocalCluster&) = delete;
   LocalCluster& operator=(const LocalCluster&) = delete;
 
+  // Why the machines could not be opened (a damaged or foreign data directory); empty if they
+  // were, and then they run. REQUIRES: no other method is called when it is not empty.
+  const std::string& error() const { return error_; }
+  // True if the data directory held machines of an earlier run.
+  bool Reopened() const { return machines_[0]->Reopened(); }
   int size() const { return static_cast<int>(machines_.size()); }
   Machine& machine(MachineId id) { return *machines_[id]; }
   LocalFabric& fabric() { return fabric_; }
@@ -59,6 +71,7 @@ class LocalCluster {
   std::vector<std::unique_ptr<SkewedTimeSource>> times_;
   LocalFabric fabric_;
   std::vector<std::unique_ptr<Machine>> machines_;
+  std::string error_;
 };
 
 }  // namespace farmdb::cluster

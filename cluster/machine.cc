@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cluster/codec.h"
+#include "cluster/region_image.h"
 
 namespace farmdb::cluster {
 
@@ -15,7 +16,8 @@ constexpr std::byte kPreparedNoSpace{2};
 std::vector<std::byte> EncodePlacement(const RegionPlacement& p) {
   std::vector<std::byte> out;
   ByteWriter w(&out);
-  w.U32(p.id), w.U32(p.primary), w.U64(p.size), w.U32(static_cast<uint32_t>(p.backups.size()));
+  w.U32(p.id), w.U32(p.primary), w.U64(p.size), w.U32(static_cast<uint32_t>(p.kind));
+  w.U32(static_cast<uint32_t>(p.backups.size()));
   for (MachineId b : p.backups) w.U32(b);
   return out;
 }
@@ -23,17 +25,38 @@ std::vector<std::byte> EncodePlacement(const RegionPlacement& p) {
 std::optional<RegionPlacement> DecodePlacement(ByteReader& r) {
   RegionPlacement p;
   p.id = r.U32(), p.primary = r.U32(), p.size = r.U64();
+  uint32_t kind = r.U32();
   uint32_t n = r.U32();
   for (uint32_t i = 0; i < n && r.ok(); ++i) p.backups.push_back(r.U32());
-  if (!r.ok() || p.id == 0) return std::nullopt;
+  if (!r.ok() || p.id == 0 || kind > static_cast<uint32_t>(RegionKind::kOldVersions)) return std::nullopt;
+  p.kind = static_cast<RegionKind>(kind);
   return p;
 }
+
+bool HoldsReplica(const RegionPlacement& p, MachineId m) {
+  return p.primary == m || std::ranges::find(p.backups, m) != p.backups.end();
+}
+
+// Adds or replaces `p` in `regions`.
+void PutRegion(std::vector<RegionPlacement>& regions, const RegionPlacement& p) {
+  auto it = std::ranges::find(regions, p.id, &RegionPlacement::id);
+  if (it == regions.end()) {
+    regions.push_back(p);
+  } else {
+    *it = p;
+  }
+}
+
+// How far ahead of master time the CM keeps the timestamp floor, and how close master time may
+// come before it is raised. A restart continues at the floor, so it skips at most the lead.
+constexpr Timestamp kFloorLead = 10'000'000'000;
+constexpr Timestamp kFloorRaise = 5'000'000'000;
 }  // namespace
 
 Machine::Machine(MachineId id, int machines, Fabric* fabric, TimeSource* time,
                  MachineOptions options, std::function<bool()> paused)
     : id_(id), machines_(machines), fabric_(fabric), options_(std::move(options)),
-      paused_(std::move(paused)), clock_(time, options_.clock, id == 0),
+      files_(options_.files ? options_.files : &PosixFiles()), paused_(std::move(paused)), clock_(time, options_.clock, id == 0),
       regions_per_machine_(machines, 0), oat_reported_(machines, 0),
       gc_local_reported_(machines, 0) {
   fabric_->SetHandler(id_, [this](Message m) { Dispatch(std::move(m)); });
@@ -55,6 +78,151 @@ Machine::~Machine() { Stop(); }
 
 std::filesystem::path Machine::Dir() const {
   return options_.data_dir / std::string("m").append(std::to_string(id_));
+}
+
+std::filesystem::path Machine::RegionPath(RegionId id) const {
+  return Dir() / std::string("region-").append(std::to_string(id));
+}
+
+// ---------------------------------------------------------------- durable state
+
+std::expected<void, std::string> Machine::Open(bool reopening) {
+  auto loaded = LoadMachineState(*files_, StatePath());
+  if (!loaded) return std::unexpected(loaded.error());
+  if (loaded->has_value() != reopening) {
+    return std::unexpected(StatePath().string() + (reopening ? " is missing (the other machines' state is there)"
+                                                             : " was left by an earlier run, but machine 0's is missing"));
+  }
+  if (!*loaded) {
+    std::lock_guard l(state_mu_);
+    state_.machine = id_;
+    state_.machines = static_cast<uint32_t>(machines_);
+    state_.replicas = static_cast<uint32_t>(options_.replicas);
+    state_.region_size = options_.region_size;
+    if (IsCm()) state_.time_floor = static_cast<Timestamp>(clock_.LocalNanos()) + kFloorLead;
+    if (auto stored = StoreMachineState(*files_, StatePath(), state_); !stored) return std::unexpected(stored.error().message);
+    return {};
+  }
+  MachineState s = std::move(**loaded);
+  auto differs = [&](std::string_view what, uint64_t stored, uint64_t asked) {
+    return std::unexpected(StatePath().string() + ": the data directory was made with " + std::string(what) + "=" +
+                           std::to_string(stored) + ", not " + std::to_string(asked));
+  };
+  if (s.machine != id_) return differs("machine", s.machine, id_);
+  if (s.machines != static_cast<uint32_t>(machines_)) return differs("farmdb.machines", s.machines, machines_);
+  if (s.region_size != options_.region_size) return differs("region size", s.region_size, options_.region_size);
+  if (s.replicas != static_cast<uint32_t>(options_.replicas)) return differs("replicas", s.replicas, options_.replicas);
+  reopened_ = true;
+  // Old versions serve transactions of the run that made them; none survives a restart.
+  for (const RegionPlacement& p : s.regions) {
+    if (p.kind != RegionKind::kOldVersions || !HoldsReplica(p, id_)) continue;
+    if (auto removed = files_->Remove(RegionPath(p.id)); !removed) return std::unexpected(removed.error().message);
+  }
+  std::erase_if(s.regions, [](const RegionPlacement& p) { return p.kind == RegionKind::kOldVersions; });
+  std::erase_if(s.images, [&](auto& image) {
+    return std::ranges::find(s.regions, image.first, &RegionPlacement::id) == s.regions.end();
+  });
+  // After a reboot the page cache no longer holds what this machine wrote: check every image's
+  // data as it is read back.
+  const bool verify = options_.verify_images || s.checkpoint_boot_id != files_->BootId();
+  for (const RegionPlacement& p : s.regions) {
+    map_.Put(p);
+    if (IsCm()) {
+      ++regions_per_machine_[p.primary];
+      for (MachineId b : p.backups) ++regions_per_machine_[b];
+    }
+    if (!HoldsReplica(p, id_)) continue;
+    auto image = std::ranges::find(s.images, p.id, &std::pair<RegionId, uint64_t>::first);
+    if (auto opened = OpenImage(p, image == s.images.end() ? 0 : image->second, verify); !opened) return opened;
+  }
+  {
+    std::lock_guard l(cm_mu_);
+    next_region_ = s.next_region;
+  }
+  std::lock_guard l(state_mu_);
+  state_ = std::move(s);
+  if (auto stored = StoreMachineState(*files_, StatePath(), state_); !stored) return std::unexpected(stored.error().message);
+  return {};
+}
+
+std::expected<void, std::string> Machine::OpenImage(const RegionPlacement& p, uint64_t generation, bool verify) {
+  const std::filesystem::path path = RegionPath(p.id);
+  auto file = files_->Open(path, MapMode::kPrivate);
+  if (!file) return std::unexpected(file.error().message);
+  auto info = CheckImage((*file)->bytes(), p.id, p.size, verify);
+  if (!info) return std::unexpected(path.string() + " " + info.error());
+  if (info->generation < generation) {
+    return std::unexpected(path.string() + " holds image " + std::to_string(info->generation) + " but " +
+                           StatePath().string() + " lists image " + std::to_string(generation));
+  }
+  auto region = (*file)->bytes().first(p.size);
+  fabric_->Register(id_, MemKey(MemKind::kRegion, p.id), region);
+  std::lock_guard lock(replicas_mu_);
+  image_meta_[p.id] = info->meta;
+  replicas_[p.id] = std::move(*file);
+  replica_front_.Invalidate();
+  return {};
+}
+
+MachineState Machine::State() const {
+  std::lock_guard l(state_mu_);
+  return state_;
+}
+
+std::expected<void, FileError> Machine::UpdateState(const std::function<void(MachineState&)>& update) {
+  std::lock_guard l(state_mu_);
+  MachineState next = state_;
+  update(next);
+  if (auto stored = StoreMachineState(*files_, StatePath(), next); !stored) return stored;
+  state_ = std::move(next);
+  return {};
+}
+
+std::span<const std::byte> Machine::ImageMeta(RegionId id) const {
+  std::shared_lock lock(replicas_mu_);
+  auto it = image_meta_.find(id);
+  return it == image_meta_.end() ? std::span<const std::byte>{} : it->second;
+}
+
+std::expected<uint64_t, FileError> Machine::WriteImage(RegionId id, std::span<const std::byte> image,
+                                                       std::span<const std::byte> meta) {
+  uint64_t generation = 1;
+  {
+    std::lock_guard l(state_mu_);
+    auto it = std::ranges::find(state_.images, id, &std::pair<RegionId, uint64_t>::first);
+    if (it != state_.images.end()) generation = it->second + 1;
+  }
+  std::vector<std::byte> tail = ImageTail(id, generation, image, meta);
+  std::span<const std::byte> parts[] = {image, tail};
+  if (auto replaced = files_->Replace(RegionPath(id), parts); !replaced) return std::unexpected(replaced.error());
+  // The state file learns the generation with the checkpoint that wrote it (a newer image than
+  // the state lists is fine: recovery replays the log from the older checkpoint over it).
+  std::lock_guard l(state_mu_);
+  auto it = std::ranges::find(state_.images, id, &std::pair<RegionId, uint64_t>::first);
+  if (it == state_.images.end()) {
+    state_.images.emplace_back(id, generation);
+  } else {
+    it->second = generation;
+  }
+  return generation;
+}
+
+std::vector<RegionPlacement> Machine::LocalRegions() const {
+  std::vector<RegionPlacement> out;
+  for (const RegionPlacement& p : map_.All()) {
+    if (p.kind == RegionKind::kData && HoldsReplica(p, id_) && !LocalReplica(p.id).empty()) out.push_back(p);
+  }
+  return out;
+}
+
+void Machine::RaiseTimeFloor() {
+  Timestamp now = static_cast<Timestamp>(clock_.LocalNanos());
+  {
+    std::lock_guard l(state_mu_);
+    if (now + kFloorRaise < state_.time_floor) return;
+  }
+  // A failed write leaves the old floor; the next tick tries again.
+  (void)UpdateState([&](MachineState& s) { s.time_floor = now + kFloorLead; });
 }
 
 void Machine::Start() {
@@ -182,11 +350,11 @@ void Machine::ControlLoop() {
 
 // ---------------------------------------------------------------- regions
 
-std::expected<RegionPlacement, Machine::RegionError> Machine::AllocateRegion(int replicas,
-                                                                             MachineId primary) {
+std::expected<RegionPlacement, Machine::RegionError> Machine::AllocateRegion(int replicas, MachineId primary,
+                                                                             RegionKind kind) {
   std::vector<std::byte> req;
   ByteWriter w(&req);
-  w.U32(replicas < 0 ? options_.replicas : replicas), w.U32(primary);
+  w.U32(replicas < 0 ? options_.replicas : replicas), w.U32(primary), w.U32(static_cast<uint32_t>(kind));
   auto reply = Call(0, kMsgRegionAlloc, std::move(req));
   if (reply == std::vector{kPreparedNoSpace}) {
     return std::unexpected(RegionError{true, "no space left on a replica's device for a new region"});
@@ -203,6 +371,7 @@ std::vector<std::byte> Machine::CmAllocate(const Message& m) {
   int f = std::min<int>(static_cast<int>(r.U32()), machines_ - 1);
   MachineId hint = r.U32();
   RegionPlacement p;
+  p.kind = r.U32() == static_cast<uint32_t>(RegionKind::kOldVersions) ? RegionKind::kOldVersions : RegionKind::kData;
   {
     std::lock_guard lock(cm_mu_);
     p.id = next_region_++;
@@ -236,6 +405,18 @@ std::vector<std::byte> Machine::CmAllocate(const Message& m) {
     }
     return prepared == std::vector{kPreparedNoSpace} ? prepared : std::vector<std::byte>{};
   }
+  // The CM's state lists every region and the next id before the region is used, so a restart
+  // never hands out an id twice.
+  auto stored = UpdateState([&](MachineState& s) {
+    s.next_region = std::max(s.next_region, p.id + 1);
+    PutRegion(s.regions, p);
+  });
+  if (!stored) {
+    for (MachineId rep : replicas) Call(rep, kMsgRegionAbort, EncodePlacement(p));
+    std::lock_guard lock(cm_mu_);
+    for (MachineId rep : replicas) --regions_per_machine_[rep];
+    return stored.error().NoSpace() ? std::vector{kPreparedNoSpace} : std::vector<std::byte>{};
+  }
   for (MachineId rep : replicas) Call(rep, kMsgRegionCommit, EncodePlacement(p));
   map_.Put(p);
   return EncodePlacement(p);
@@ -245,9 +426,16 @@ std::vector<std::byte> Machine::PrepareReplica(const Message& m) {
   ByteReader r(m.body);
   auto p = DecodePlacement(r);
   if (!p) return {};
-  auto file =
-      MappedFile::Create(Dir() / std::string("region-").append(std::to_string(p->id)), p->size);
+  // Private: region memory begins as its file's image (zeros here) and is made durable by the
+  // log and checkpoints, never by the kernel writing the mapping back (txn/FORMATS.md).
+  auto file = files_->Create(RegionPath(p->id), p->size, MapMode::kPrivate);
   if (!file) return file.error().NoSpace() ? std::vector{kPreparedNoSpace} : std::vector<std::byte>{};
+  // Listed in the state before anything can be written to it, so a restart maps every region
+  // the log refers to.
+  if (auto stored = UpdateState([&](MachineState& s) { PutRegion(s.regions, *p); }); !stored) {
+    (void)files_->Remove(RegionPath(p->id));
+    return stored.error().NoSpace() ? std::vector{kPreparedNoSpace} : std::vector<std::byte>{};
+  }
   fabric_->Register(id_, MemKey(MemKind::kRegion, p->id), (*file)->bytes());
   {
     std::lock_guard lock(replicas_mu_);
@@ -259,7 +447,9 @@ std::vector<std::byte> Machine::PrepareReplica(const Message& m) {
 
 std::vector<std::byte> Machine::CommitReplica(const Message& m) {
   ByteReader r(m.body);
-  if (auto p = DecodePlacement(r)) map_.Put(*p);
+  auto p = DecodePlacement(r);
+  if (!p) return {};
+  map_.Put(*p);
   return {};
 }
 
@@ -277,8 +467,8 @@ std::vector<std::byte> Machine::AbortReplica(const Message& m) {
   }
   replica_front_.Invalidate();
   fabric_->Unregister(id_, MemKey(MemKind::kRegion, p->id));
-  std::error_code ignored;  // the region is gone either way; a file left behind only holds space
-  std::filesystem::remove(file->path(), ignored);
+  (void)files_->Remove(file->path());  // the region is gone either way; a file left behind only holds space
+  (void)UpdateState([&](MachineState& s) { std::erase_if(s.regions, [&](auto& r) { return r.id == p->id; }); });
   return {};
 }
 
@@ -306,8 +496,11 @@ std::span<std::byte> Machine::LocalReplica(RegionId id) const {
   std::shared_lock lock(replicas_mu_);
   auto it = replicas_.find(id);
   if (it == replicas_.end()) return {};
-  replica_front_.Fill(id, it->second->bytes(), version);
-  return it->second->bytes();
+  // The region's bytes; the image file they map may go on with its checkpoint tail.
+  auto region = map_.Get(id);
+  std::span<std::byte> bytes = it->second->bytes().first(region ? region->size : it->second->bytes().size());
+  replica_front_.Fill(id, bytes, version);
+  return bytes;
 }
 
 // ---------------------------------------------------------------- time sync and GC
@@ -330,6 +523,7 @@ Timestamp Machine::OatLocal() {
 
 void Machine::SyncLoop() {
   while (!stop_.load()) {
+    if (IsCm()) RaiseTimeFloor();
     if (!Paused()) SyncTick();
     std::this_thread::sleep_for(IsCm() ? options_.gc_interval : options_.sync_interval);
   }

@@ -28,6 +28,8 @@
 
 #include "cluster/clock.h"
 #include "cluster/fabric/fabric.h"
+#include "cluster/files.h"
+#include "cluster/machine_state.h"
 #include "cluster/mapped_file.h"
 #include "cluster/region_map.h"
 #include "cluster/thread_front.h"
@@ -48,6 +50,10 @@ enum MsgType : uint16_t {
 
 struct MachineOptions {
   std::filesystem::path data_dir;       // this machine's files go in data_dir/m<id>
+  Files* files = nullptr;               // the file system; null: PosixFiles()
+  // Check every checkpoint image's data checksums when opening, not only after a reboot (when
+  // the page cache no longer holds what this machine wrote): farmdb.verify_images.
+  bool verify_images = false;
   uint64_t region_size = 64ull << 20;   // DESIGN.md default 64 MiB
   int replicas = 0;                     // f: backups per region
   ClockOptions clock;
@@ -69,6 +75,13 @@ class Machine {
   Machine(const Machine&) = delete;
   Machine& operator=(const Machine&) = delete;
 
+  // Reads this machine's state file (machine.state) and maps the images of the data regions it
+  // holds; old-version regions of an earlier run are dropped. With `reopening` false the
+  // machine starts empty and writes its first state file. Call once, before Start. Errors name
+  // the file and what is wrong with it (among them: a state file missing, or there unexpected).
+  std::expected<void, std::string> Open(bool reopening);
+  // True if Open found state from an earlier run.
+  bool Reopened() const { return reopened_; }
   void Start();
   void Stop();
 
@@ -80,6 +93,21 @@ class Machine {
   const MachineOptions& options() const { return options_; }
   bool Paused() const { return paused_(); }
   std::filesystem::path Dir() const;
+  Files& files() const { return *files_; }
+
+  // --- durable state (machine_state.h) ---
+  MachineState State() const;
+  // Applies `update` to the state and stores it.
+  std::expected<void, FileError> UpdateState(const std::function<void(MachineState&)>& update);
+  // The metadata stored with the checkpoint image of region `id` that Open mapped (the txn
+  // layer's slab table); empty if the region had no image.
+  std::span<const std::byte> ImageMeta(RegionId id) const;
+  // Replaces the image of this machine's replica of `id` with `image` (region bytes) and `meta`,
+  // durably. The replica's memory is not touched. Returns the image's generation.
+  std::expected<uint64_t, FileError> WriteImage(RegionId id, std::span<const std::byte> image,
+                                                std::span<const std::byte> meta);
+  // The data regions this machine holds a replica of.
+  std::vector<RegionPlacement> LocalRegions() const;
 
   // --- messages ---
   // A one-way handler; runs on the fabric thread, or with kAnyThread possibly on the sender's
@@ -104,7 +132,8 @@ class Machine {
     bool no_space = false;  // a replica's file system had no room for the region's file
     std::string message;
   };
-  std::expected<RegionPlacement, RegionError> AllocateRegion(int replicas, MachineId primary);
+  std::expected<RegionPlacement, RegionError> AllocateRegion(int replicas, MachineId primary,
+                                                             RegionKind kind = RegionKind::kData);
   // Placement from the local map, else from the CM.
   std::optional<RegionPlacement> Lookup(RegionId id);
   // Lookup's primary, without copying the placement (object reads).
@@ -137,11 +166,21 @@ class Machine {
   std::vector<std::byte> CommitReplica(const Message& m);
   std::vector<std::byte> AbortReplica(const Message& m);
   Timestamp OatLocal();
+  std::filesystem::path RegionPath(RegionId id) const;
+  std::filesystem::path StatePath() const { return Dir() / "machine.state"; }
+  // Maps the image file of a data region this machine holds (Open); `verify`: its data too.
+  std::expected<void, std::string> OpenImage(const RegionPlacement& p, uint64_t generation, bool verify);
+  // The CM keeps the timestamp floor ahead of master time (machine_state.h).
+  void RaiseTimeFloor();
 
   const MachineId id_;
   const int machines_;
   Fabric* fabric_;
   MachineOptions options_;
+  Files* files_;
+  bool reopened_ = false;
+  mutable std::mutex state_mu_;  // serialises state updates
+  MachineState state_;           // guarded by state_mu_
   std::function<bool()> paused_;
   Clock clock_;
   RegionMap map_;
@@ -164,6 +203,7 @@ class Machine {
   // Shared for LocalReplica, which every local object read calls; exclusive to add or drop one.
   mutable std::shared_mutex replicas_mu_;
   std::map<RegionId, std::unique_ptr<MappedFile>> replicas_;
+  std::map<RegionId, std::span<const std::byte>> image_meta_;  // views into replicas_' files
   ThreadFront<RegionId, std::span<std::byte>, 64> replica_front_;  // LocalReplica's hits
 
   // CM state.

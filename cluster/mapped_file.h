@@ -1,6 +1,10 @@
-// MappedFile: a file in the data directory mapped shared into memory. Region replicas and log
-// rings live in these (DESIGN.md "Memory": they stand in for battery-backed DRAM, so contents
-// survive a process crash). The mapping is page-aligned. Not copyable; unmaps on destruction.
+// MappedFile: a file in the data directory mapped into memory, page-aligned, unmapped on
+// destruction. Files (files.h) makes them.
+//
+// Shared mappings write through to the file: log rings (DESIGN.md "Memory": records that landed
+// survive a process crash) and log segments (txn/FORMATS.md). Private mappings are copy on
+// write: region memory starts as the region's last checkpoint image and what the process writes
+// stays in its memory (txn/FORMATS.md "Region memory" says why).
 #pragma once
 
 #include <cstddef>
@@ -12,7 +16,8 @@
 
 namespace farmdb::cluster {
 
-// Why a file could not be made: errno of the call that failed, and a message naming the file.
+// Why a file operation failed: errno of the call that failed (0 for a bad format), and a message
+// naming the file.
 struct FileError {
   int errnum = 0;
   std::string message;
@@ -21,27 +26,31 @@ struct FileError {
   bool NoSpace() const;
 };
 
+enum class MapMode { kShared, kPrivate };
+
 class MappedFile {
  public:
-  // Creates (truncating) `path` with `size` zero bytes, every block allocated on disk, and maps
-  // it. Allocating up front is what makes the mapping memory (DESIGN.md "Memory"): a sparse file
-  // would take its blocks at the first store to each page, and a full disk would then kill the
-  // process with SIGBUS instead of failing here.
-  static std::expected<std::unique_ptr<MappedFile>, FileError> Create(
-      const std::filesystem::path& path, size_t size);
+  // Maps `size` bytes of the open descriptor `fd` (which the caller keeps and closes).
+  static std::expected<std::unique_ptr<MappedFile>, FileError> Map(const std::filesystem::path& path, int fd,
+                                                                   size_t size, MapMode mode);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
 
   std::span<std::byte> bytes() const { return {data_, size_}; }
   const std::filesystem::path& path() const { return path_; }
+  MapMode mode() const { return mode_; }
 
  private:
-  MappedFile(std::filesystem::path path, std::byte* data, size_t size)
-      : path_(std::move(path)), data_(data), size_(size) {}
+  MappedFile(std::filesystem::path path, std::byte* data, size_t size, MapMode mode)
+      : path_(std::move(path)), data_(data), size_(size), mode_(mode) {}
   std::filesystem::path path_;
   std::byte* data_;
   size_t size_;
+  MapMode mode_;
 };
+
+// A FileError for `call` on `path` that failed with `errnum`.
+FileError MakeFileError(int errnum, std::string_view call, const std::filesystem::path& path);
 
 }  // namespace farmdb::cluster

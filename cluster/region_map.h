@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <vector>
@@ -14,11 +15,18 @@
 
 namespace farmdb::cluster {
 
+// Data regions hold objects and are replicated; old-version regions hold a primary's old
+// versions (FaRMv2 §4.4), are never replicated, and do not outlive the process (a restart
+// begins with no transaction that could read them).
+enum class RegionKind : uint8_t { kData, kOldVersions };
+
 struct RegionPlacement {
   RegionId id = 0;
   uint64_t size = 0;
   MachineId primary = kNoMachine;
   std::vector<MachineId> backups;
+  RegionKind kind = RegionKind::kData;
+  friend bool operator==(const RegionPlacement&, const RegionPlacement&) = default;
 };
 
 class RegionMap {

@@ -226,7 +226,7 @@ Config DefaultConfig() {
 }
 
 std::expected<void, std::string> SetConfigValue(Config& config, std::string_view name,
-                                                std::string_view value) {
+                                                std::string_view value, const SessionSettingCheck& session) {
   if (name == "port") {
     auto v = ParseInteger(value);
     if (!v || *v < 0 || *v > 65535) return std::unexpected("invalid port \"" + std::string(value) + "\"");
@@ -265,13 +265,22 @@ std::expected<void, std::string> SetConfigValue(Config& config, std::string_view
     auto v = ParseOnOff(value);
     if (!v) return std::unexpected("farmdb.pin_workers must be on or off");
     config.pin_workers = *v;
+  } else if (name == "farmdb.verify_images") {
+    auto v = ParseOnOff(value);
+    if (!v) return std::unexpected("farmdb.verify_images must be on or off");
+    config.verify_images = *v;
+  } else if (auto setting = session ? session(name, value) : std::optional<std::pair<std::string, std::string>>{};
+             !setting || *setting) {
+    if (!setting) return std::unexpected(setting.error());
+    std::erase_if(config.session_settings, [&](auto& s) { return s.first == (*setting)->first; });
+    config.session_settings.push_back(std::move(**setting));
   } else {
     return std::unexpected("unrecognized configuration parameter \"" + std::string(name) + "\"");
   }
   return {};
 }
 
-std::expected<Config, std::string> ParseConfig(std::string_view text) {
+std::expected<Config, std::string> ParseConfig(std::string_view text, const SessionSettingCheck& session) {
   Config config;
   int line_number = 0;
   size_t start = 0;
@@ -304,7 +313,7 @@ std::expected<Config, std::string> ParseConfig(std::string_view text) {
         status = ParseHba(t, line_number, config);
       }
     } else if (is_setting) {
-      status = SetConfigValue(config, word, t.back().text);
+      status = SetConfigValue(config, word, t.back().text, session);
     } else {
       return where("syntax error");
     }

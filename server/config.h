@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <expected>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,15 +69,26 @@ struct Config {
   // farmdb.pin_workers: each connection worker runs on a CPU of its own (cluster/fibers.h), when
   // there are no more workers than CPUs the process may use.
   bool pin_workers = true;
+  // farmdb.verify_images: check the data checksums of every region image at start, not only
+  // after a reboot (cluster/FORMATS.md "Region images").
+  bool verify_images = false;
+  // Session settings (synchronous_commit, default_transaction_isolation, ...): every session's
+  // defaults, before what its startup packet asks for, as postgresql.conf's are.
+  std::vector<std::pair<std::string, std::string>> session_settings;
 };
+
+// Recognises a session setting (the SQL layer's table, which this layer does not link; main.cc
+// passes it): its canonical name and value, nullopt if `name` is none, or why the value is bad.
+using SessionSettingCheck = std::function<std::expected<std::optional<std::pair<std::string, std::string>>, std::string>(
+    std::string_view name, std::string_view value)>;
 
 // The embedded defaults (no config file).
 Config DefaultConfig();
-// Parses a farmdb.conf; errors name the line.
-std::expected<Config, std::string> ParseConfig(std::string_view text);
+// Parses a farmdb.conf; errors name the line. Without `session`, no session settings are known.
+std::expected<Config, std::string> ParseConfig(std::string_view text, const SessionSettingCheck& session = {});
 // Sets one setting (config file line or -o NAME=VALUE).
-std::expected<void, std::string> SetConfigValue(Config& config, std::string_view name,
-                                                std::string_view value);
+std::expected<void, std::string> SetConfigValue(Config& config, std::string_view name, std::string_view value,
+                                                const SessionSettingCheck& session = {});
 // The first rule that matches a connection without TLS, or nullptr. `client` is the TCP peer's
 // address, or nullopt for a Unix-domain socket (which only `local` rules match).
 const HbaRule* MatchHba(const Config& config, const std::optional<IpAddress>& client,

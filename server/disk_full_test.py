@@ -61,6 +61,15 @@ def server_on_tmpfs(machines, size, room):
             check(rc == 0, f"SIGTERM stops the server cleanly (exit {rc})")
 
 
+def log_bytes(fs):
+    """What the machines' durable logs take (their segments are allocated whole)."""
+    total = 0
+    for root, _, files in os.walk(fs):
+        if os.path.basename(root) == "wal":
+            total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+    return total
+
+
 def connect(port):
     return psycopg2.connect(host="127.0.0.1", port=port, user="postgres", dbname="postgres")
 
@@ -86,6 +95,7 @@ def fill_with_rows(machines, size, room):
         conn.autocommit = True
         cur = conn.cursor()
         cur.execute("CREATE TABLE t (id int PRIMARY KEY, payload text)")
+        log_at_start = log_bytes(fs)
         committed = 0
         error = None
         # The regions there are and `room` cannot hold 256 MB more of rows: the loop ends with an
@@ -100,9 +110,12 @@ def fill_with_rows(machines, size, room):
         check_disk_full(error, "inserting more than the room left")
         check(committed > 0, "rows fit before the disk filled")
         # A region some replicas had made room for before another had none was dropped again:
-        # the room is still there (less what the catalog and rows took).
+        # the room is still there, less what the durable logs grew by (the rows' records) and
+        # what the catalog and rows took.
         left = free_bytes(fs)
-        check(left > room - 32 * MB, f"{left // MB} MB of {room // MB} MB left after the failure")
+        logs = log_bytes(fs) - log_at_start
+        check(left + logs > room - 32 * MB,
+              f"{left // MB} MB of {room // MB} MB left after the failure, the logs grew {logs // MB} MB")
 
         # Every committed row is intact, read on a new connection.
         fresh = connect(port)
@@ -182,14 +195,17 @@ def fill_with_old_versions(machines, size, room):
         owner.close()
 
 
-# Regions are 64 MB. One machine: the first region the rows need does not fit. Three machines
-# (a region on a primary and two backups): two replicas fit it, the third does not, and the two
-# must give their space back. The sizes leave a small ballast over what a server starts with
-# (one machine: a 32 MB log and two regions; three: nine logs and four regions): filling
-# gigabytes of tmpfs stalls a 2-core machine long enough to upset timing-bound tests beside it.
-fill_with_rows(1, 256 * MB, 40 * MB)
-fill_with_rows(3, 768 * MB, 150 * MB)
-fill_with_old_versions(1, 256 * MB, 40 * MB)
-fill_with_old_versions(3, 768 * MB, 40 * MB)
+# Regions are 64 MB; every commit is also written to the durable logs (16 MB segments) of the
+# machines holding its objects, so the room left covers the log the rows need first. One
+# machine: the second region the rows need does not fit. Three machines (a region on a primary
+# and two backups, each logging the rows): two replicas fit it, the third does not, and the two
+# must give their space back. Old versions: the second old-version region does not fit. The
+# sizes leave a small ballast over what a server starts with (one machine: a 32 MB ring, a log
+# segment and a region; three: nine rings, three segments and four regions): filling gigabytes
+# of tmpfs stalls a 2-core machine long enough to upset timing-bound tests beside it.
+fill_with_rows(1, 320 * MB, 110 * MB)
+fill_with_rows(3, 1024 * MB, 310 * MB)
+fill_with_old_versions(1, 320 * MB, 110 * MB)
+fill_with_old_versions(3, 900 * MB, 110 * MB)
 
 finish()

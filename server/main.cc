@@ -27,6 +27,7 @@
 #include "server/server.h"
 #include "sql/node.h"
 #include "sql/session.h"
+#include "sql/settings/setting_defs.h"
 
 namespace {
 
@@ -66,13 +67,20 @@ Config file (postgresql.conf-style settings; '#' starts a comment; 'quoted value
   max_message_size = 67108864      largest client message in bytes (kB/MB/GB allowed;
                                    1kB..1GB); a larger one gets FATAL 08P01 and a close
   farmdb.machines = 1               in-process machines holding the data (1..64); more than
-                                   one replicates every region on min(2, N-1) backups. Data
-                                   does not survive a restart yet: DIR/cluster starts afresh
+                                   one replicates every region on min(2, N-1) backups. Fixed
+                                   when DIR/cluster is made: a restart keeps every commit
+  synchronous_commit = on          on: a commit returns once it is on stable storage (group
+                                   commit); off: once in the mapped log, which a crash of the
+                                   process keeps but a power loss may not (the newest commits,
+                                   in timestamp order). Also SET, SET LOCAL, per transaction
+  Any other session setting (default_transaction_isolation, ...) sets every session's default.
   farmdb.connection_workers        threads that run the sessions, each many as fibers;
                                    0 = a thread per session. Default: one per core with one
                                    machine, 0 with more (their commits' waits block a thread)
   farmdb.pin_workers = on          each connection worker runs on a CPU of its own, when
                                    there are no more workers than CPUs the process may use
+  farmdb.verify_images = off       check every region image's checksums at start (always
+                                   done after a reboot); a damaged file refuses the start
   password_encryption = scram-sha-256
                                    how role passwords are stored: scram-sha-256 or md5.
                                    As in PostgreSQL, an md5 rule runs SCRAM for a SCRAM-stored
@@ -105,6 +113,16 @@ int Usage(const std::string& message) {
   std::fprintf(stderr, "farmdb: %s\nTry \"farmdb --help\" for more information.\n",
                message.c_str());
   return 2;
+}
+
+// The config file's and -o's session settings, checked against the SQL layer's table.
+std::expected<std::optional<std::pair<std::string, std::string>>, std::string> SessionSetting(std::string_view name,
+                                                                                             std::string_view value) {
+  const farmdb::sql::SettingDef* def = farmdb::sql::FindSetting(name);
+  if (def == nullptr || def->read_only) return std::nullopt;
+  auto normalized = farmdb::sql::NormalizeSetting(*def, value, def->default_value, def->default_value);
+  if (!normalized) return std::unexpected(normalized.error().message);
+  return std::pair{std::string(def->name), std::move(*normalized)};
 }
 
 std::expected<std::string, std::string> ReadFile(const std::string& path) {
@@ -205,14 +223,14 @@ int main(int argc, char** argv) {
   if (flags.config_file || std::filesystem::exists(config_path)) {
     auto text = ReadFile(config_path);
     if (!text) return Usage(text.error());
-    auto parsed = server::ParseConfig(*text);
+    auto parsed = server::ParseConfig(*text, SessionSetting);
     if (!parsed) return Usage(config_path + ": " + parsed.error());
     config = std::move(*parsed);
   }
   for (const std::string& item : flags.overrides) {
     size_t eq = item.find('=');
     if (eq == std::string::npos) return Usage("-o needs NAME=VALUE, got \"" + item + "\"");
-    auto status = server::SetConfigValue(config, item.substr(0, eq), item.substr(eq + 1));
+    auto status = server::SetConfigValue(config, item.substr(0, eq), item.substr(eq + 1), SessionSetting);
     if (!status) return Usage(status.error());
   }
   if (flags.port) config.port = *flags.port;
@@ -242,6 +260,8 @@ int main(int argc, char** argv) {
   sql::NodeOptions node_options;
   node_options.machines = config.machines;
   node_options.data_dir = flags.data_dir;
+  node_options.verify_images = config.verify_images;
+  node_options.log = [log](const std::string& line) { log->info("{}", line); };
   // The catalog lists the configured roles (passwords stay in the config's secrets).
   for (const server::Role& role : config.roles) node_options.roles.push_back({role.name, role.superuser});
   auto node = sql::Node::Start(node_options);
@@ -253,6 +273,7 @@ int main(int argc, char** argv) {
 
   sql::EngineOptions engine_options;
   engine_options.databases = config.databases;
+  engine_options.settings = config.session_settings;
   engine_options.node = std::move(*node);
   std::unique_ptr<sql::Engine> engine = sql::NewEngine(std::move(engine_options));
   auto server = server::Server::Start(std::move(config), *engine, *log);

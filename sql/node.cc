@@ -30,32 +30,36 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
   co.machines = options.machines;
   co.replicas = std::min(2, options.machines - 1);
   co.region_size = options.region_size;
-  if (!options.data_dir.empty()) {
-    // No recovery yet (see node.h): a previous run's regions and logs are stale, start afresh.
-    co.data_dir = options.data_dir / "cluster";
-    std::error_code ec;
-    std::filesystem::remove_all(co.data_dir, ec);
-    if (ec) return std::unexpected("could not remove \"" + co.data_dir.string() + "\": " + ec.message());
-    std::filesystem::create_directories(co.data_dir, ec);
-    if (ec) return std::unexpected("could not create \"" + co.data_dir.string() + "\": " + ec.message());
-  }
+  co.verify_images = options.verify_images;
+  if (!options.data_dir.empty()) co.data_dir = options.data_dir / "cluster";
   std::shared_ptr<Node> node(new Node());
   node->cluster_ = std::make_unique<Cluster>(std::move(co));
   cluster::LocalCluster& lc = node->cluster_->cluster;
-  for (int m = 0; m < lc.size(); ++m) {
-    txn::EngineOptions engine_options;
-    engine_options.log_size = options.log_size;
-    auto engine = txn::TxnEngine::Create(&lc.machine(static_cast<cluster::MachineId>(m)), engine_options);
-    if (!engine) return std::unexpected("machine " + std::to_string(m) + ": " + engine.error());
+  if (!lc.error().empty()) return std::unexpected(lc.error());
+  lc.WaitForClocks();
+  std::vector<cluster::Machine*> machines;
+  for (int m = 0; m < lc.size(); ++m) machines.push_back(&lc.machine(static_cast<cluster::MachineId>(m)));
+  txn::EngineOptions engine_options;
+  engine_options.log_size = options.log_size;
+  engine_options.log = options.log;
+  auto engines = txn::TxnEngine::OpenAll(machines, engine_options);
+  if (!engines) return std::unexpected(engines.error());
+  for (auto& engine : *engines) {
     auto machine = std::make_unique<Machine>();
-    machine->engine = std::move(*engine);
+    machine->engine = std::move(engine);
     machine->sequences = std::make_unique<storage::SequenceCache>(*machine->engine);
     machine->catalog = std::make_unique<storage::CatalogCache>(
         storage::TableCaches{&machine->tables, machine->sequences.get(), &machine->hash_directories});
     node->machines_.push_back(std::move(machine));
   }
-  lc.WaitForClocks();
 
+  // The catalog of an earlier run; none yet, or the first run stopped before its bootstrap
+  // committed: bootstrap it.
+  cluster::Machine& cm = lc.machine(0);
+  if (uint64_t root = cm.State().root_object) {
+    node->catalog_root_ = root;
+    return node;
+  }
   // Bootstrap the catalog on machine 0, retrying conflicts (none are expected with no sessions
   // yet, but aborts such as kLockedOnRead are legal for any transaction).
   auto worker = node->NewWorker(0);
@@ -87,12 +91,25 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   worker->FlushTruncations();
+  // The bootstrap's commit is durable (synchronous): only then may the state name its root.
+  if (auto stored = cm.UpdateState([&](cluster::MachineState& s) { s.root_object = node->catalog_root_; }); !stored) {
+    return std::unexpected("catalog bootstrap: " + stored.error().message);
+  }
   return node;
 }
 
 Node::~Node() {
   machines_.clear();  // caches, then each engine
   cluster_.reset();   // machines' threads and the fabric
+}
+
+std::expected<void, Node::CheckpointError> Node::Checkpoint() {
+  for (auto& m : machines_) {
+    if (auto done = m->engine->Checkpoint(); !done) {
+      return std::unexpected(CheckpointError{done.error().find("No space left") != std::string::npos, done.error()});
+    }
+  }
+  return {};
 }
 
 int Node::machines() const { return static_cast<int>(machines_.size()); }

@@ -7,9 +7,9 @@
 // catalog's name and lives here. Sessions are spread over the machines round-robin, each with its
 // own txn::Worker on its machine.
 //
-// Restarts: recovery of a cluster from its region files does not exist yet, so Start always
-// creates a fresh cluster under DATA/cluster, removing region and log files a previous run left
-// there. Data does not survive a restart until recovery (FaRM §5) lands.
+// Restarts: a data directory of an earlier run is opened again: the engines recover what it
+// committed (txn::TxnEngine::OpenAll) and the catalog root comes from the CM's state
+// (cluster::MachineState::root_object).
 //
 // This header names txn/ and storage/ types only by declaration, so server/main.cc can create a
 // Node without reaching below sql/ (DESIGN.md §1: layers depend one step down).
@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <expected>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,10 @@ struct NodeOptions {
   // transactions than half a ring stream their records (txn/README.md), so this bounds no
   // transaction; it sets how much commit traffic can be in flight to a machine.
   uint64_t log_size = 32ull << 20;
+  // Check every region image's data at start (cluster::MachineOptions::verify_images).
+  bool verify_images = false;
+  // Where recovery and checkpoints report (txn::EngineOptions::log); null: stderr.
+  std::function<void(const std::string&)> log;
   // Roles the catalog starts with besides the bootstrap superuser (oid 10): farmdb.conf's, so
   // pg_roles and psql's \du list the roles that can log in.
   std::vector<storage::RoleDef> roles;
@@ -67,6 +72,12 @@ class Node {
   // The catalog through `machine`'s cache, and that machine's caches for user tables.
   storage::Catalog Catalog(int machine) const;
   storage::TableCaches Caches(int machine) const;
+  // CHECKPOINT: every machine writes one now (txn::TxnEngine::Checkpoint).
+  struct CheckpointError {
+    bool no_space = false;
+    std::string message;
+  };
+  std::expected<void, CheckpointError> Checkpoint();
   // Snapshots exported by pg_export_snapshot() in this Node's sessions.
   SnapshotRegistry& Snapshots() { return snapshots_; }
 

@@ -498,6 +498,21 @@ std::expected<StatementOutput, Error> SessionImpl::RunStatement(const PreparedIm
     }
     return RunCopy(*copy, *portal.analysis->query, ctx, sink);
   }
+  if (std::holds_alternative<CheckpointStmt>(node)) {
+    if (settings_.Get("is_superuser", false).value_or(std::nullopt) != "on") {
+      return std::unexpected(MakeError("42501", "must be superuser or have privileges of pg_checkpoint to do CHECKPOINT"));
+    }
+    if (node_) {
+      if (auto done = node_->Checkpoint(); !done) {
+        Error e = MakeError(done.error().no_space ? "53100" : "58030", "could not write a checkpoint: " + done.error().message);
+        if (done.error().no_space) e.hint = "Check free disk space.";
+        return std::unexpected(std::move(e));
+      }
+    }
+    StatementOutput out;
+    out.tag = "CHECKPOINT";
+    return out;
+  }
   if (const auto* vacuum = std::get_if<VacuumStmt>(&node)) {
     // Nothing to reclaim or measure (ast.h); only the transaction-block rule is PostgreSQL's.
     if (vacuum->is_vacuum && txn_.InExplicitBlock()) {
@@ -632,6 +647,7 @@ class EngineImpl final : public Engine {
     if (std::ranges::find(options_.databases, options.database) == options_.databases.end()) {
       return fatal(MakeError("3D000", fmt::format("database \"{}\" does not exist", options.database)));
     }
+    options.startup_settings.insert(options.startup_settings.begin(), options_.settings.begin(), options_.settings.end());
     auto settings = Settings::Create(options);
     if (!settings) return fatal(settings.error());
     int machine = 0;

@@ -197,6 +197,9 @@ class Node;  // sql/node.h
 
 struct EngineOptions {
   std::vector<std::string> databases = {"postgres", "template1"};
+  // Every session's setting defaults (the config file's session settings), applied before the
+  // startup packet's.
+  std::vector<std::pair<std::string, std::string>> settings;
   // The storage every session runs its transactions on. The caller creates it (Node::Start can
   // fail, and its options are the process's, not the SQL engine's) and the engine and its
   // sessions share it, so it outlives every session's Worker. Null: no tables (statements that

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cluster/crash_point.h"
+
 namespace farmdb::storage {
 
 using txn::Txn;
@@ -191,6 +193,7 @@ size_t SplitPoint(std::span<const NodeEntry> entries, bool leaf) {
 }  // namespace
 
 StorageResult<void> BTree::SplitUp(Txn& t, const Path& path, NodeEntry entry) const {
+  cluster::CrashPoint("btree.split");
   // `entry` may point into `owned` (a separator carried up from the level below).
   BTreeItem owned;
   for (size_t k = path.size(); k-- > 0;) {

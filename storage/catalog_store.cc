@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "cluster/crash_point.h"
 #include "storage/key_codec.h"
 #include "storage/row.h"
 
@@ -141,6 +142,11 @@ StorageResult<CatalogRoot> ReadCatalogRoot(txn::Txn& t, Addr root) {
 }
 
 StorageResult<void> WriteCatalogRoot(txn::Txn& t, Addr root, const CatalogRoot& value) {
+  // Every catalog change writes the root (its version): such commits are synchronous whatever
+  // synchronous_commit says, as PostgreSQL's catalog changes are (an off commit of rows into a
+  // table must never survive the table's own creation).
+  t.RequireSyncCommit();
+  cluster::CrashPoint("ddl.catalog");
   std::string bytes = EncodeCatalogRoot(value);
   auto w = t.Write(root, std::as_bytes(std::span(bytes)));
   if (!w) return TxnFailure(w.error());

@@ -89,6 +89,9 @@ StorageResult<Taken> Take(txn::Txn& t, SequenceRef seq, std::optional<int64_t> n
     if (!next) break;
     last = *next;
   }
+  // A block handed out must stay handed out: nextval never returns a value twice, across a
+  // power loss too.
+  t.RequireSyncCommit();
   auto w = t.Write(seq.addr, Encode(SequenceState{o, last, true}, seq.incarnation));
   if (!w) return TxnFailure(w.error());
   return taken;
@@ -120,8 +123,10 @@ StorageResult<void> Sequence::Drop(txn::Txn& t, SequenceRef seq) {
 
 SequenceCache::SequenceCache(txn::TxnEngine& engine) : worker_(engine.NewWorker()) {}
 
+// Commits without waiting for durability: the caller holds worker_mu_, and waits (after letting
+// go of it) before it hands out anything the commit decided.
 template <typename T, typename Fn>
-StorageResult<T> SequenceCache::RunTxn(Fn fn) {
+StorageResult<T> SequenceCache::RunTxn(Fn fn, txn::CommitInfo* committed) {
   // Conflicts come only from other machines' refills of the same sequence, each a few objects
   // long; retry until one wins rather than surface nextval aborts PostgreSQL never gives.
   for (;;) {
@@ -132,37 +137,53 @@ StorageResult<T> SequenceCache::RunTxn(Fn fn) {
       if (r.error().IsRetryable()) continue;
       return r;
     }
-    auto c = (*t)->Commit();
-    if (c) return r;
+    auto c = (*t)->Commit(txn::CommitWait::kNoWait);
+    if (c) {
+      *committed = *c;
+      return r;
+    }
     if (!c.error().IsRetryable()) return TxnFailure(c.error());
     std::this_thread::yield();
   }
 }
 
 StorageResult<int64_t> SequenceCache::Next(SequenceRef seq) {
-  auto take = [this, &seq]() -> std::optional<int64_t> {
+  // A value and the refill commit that must be durable before it is handed out.
+  auto take = [this, &seq]() -> std::optional<std::pair<int64_t, txn::CommitInfo>> {
     auto it = blocks_.find(seq);
     if (it == blocks_.end() || it->second.remaining == 0) return std::nullopt;
     Block& b = it->second;
     int64_t v = b.next;
     // The refill checked that the block's values exist, so the step cannot fail here.
     if (--b.remaining > 0) b.next = *After(b.options, v);
-    return v;
+    return std::pair{v, b.refill};
   };
+  auto hand_out = [this](std::pair<int64_t, txn::CommitInfo> taken) {
+    if (taken.second.wait_durable) worker_->engine().WaitDurable(taken.second.write_ts);
+    return taken.first;
+  };
+  std::optional<std::pair<int64_t, txn::CommitInfo>> v;
   {
     std::lock_guard l(mu_);
-    if (auto v = take()) return *v;
+    v = take();
   }
-  std::lock_guard wl(worker_mu_);
+  if (v) return hand_out(*v);
   {
-    std::lock_guard l(mu_);  // another thread may have refilled while we waited
-    if (auto v = take()) return *v;
+    std::lock_guard wl(worker_mu_);
+    {
+      std::lock_guard l(mu_);  // another thread may have refilled while we waited
+      v = take();
+    }
+    if (!v) {
+      txn::CommitInfo committed;
+      auto taken = RunTxn<Taken>([&](txn::Txn& t) { return Take(t, seq, std::nullopt); }, &committed);
+      if (!taken) return std::unexpected(taken.error());
+      std::lock_guard l(mu_);
+      blocks_[seq] = Block{taken->options, taken->first, taken->count, committed};
+      v = take();
+    }
   }
-  auto taken = RunTxn<Taken>([&](txn::Txn& t) { return Take(t, seq, std::nullopt); });
-  if (!taken) return std::unexpected(taken.error());
-  std::lock_guard l(mu_);
-  blocks_[seq] = Block{taken->options, taken->first, taken->count};
-  return *take();
+  return hand_out(*v);
 }
 
 StorageResult<int64_t> SequenceCache::Next(SequenceRef seq, txn::Txn& caller) {
@@ -205,18 +226,22 @@ StorageResult<int64_t> SequenceCache::NextRowId(SequenceRef seq, txn::Txn& calle
 }
 
 StorageResult<void> SequenceCache::Set(SequenceRef seq, int64_t value, bool is_called) {
-  std::lock_guard wl(worker_mu_);
+  txn::CommitInfo committed;
+  std::unique_lock wl(worker_mu_);
   auto r = RunTxn<std::monostate>([&](txn::Txn& t) -> StorageResult<std::monostate> {
     auto s = ReadState(t, seq);
     if (!s) return std::unexpected(s.error());
     if (value < s->options.min || value > s->options.max) {
       return Failure(StorageError::Code::kInvalidArgument);
     }
+    t.RequireSyncCommit();
     auto w = t.Write(seq.addr, Encode(SequenceState{s->options, value, is_called}, seq.incarnation));
     if (!w) return TxnFailure(w.error());
     return std::monostate{};
-  });
+  }, &committed);
+  wl.unlock();
   if (!r) return std::unexpected(r.error());
+  if (committed.wait_durable) worker_->engine().WaitDurable(committed.write_ts);
   std::lock_guard l(mu_);
   blocks_.erase(seq);
   std::erase_if(chunks_, [&](const auto& c) { return c.first.first == seq; });

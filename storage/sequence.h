@@ -117,11 +117,14 @@ class SequenceCache {
     SequenceOptions options;
     int64_t next = 0;
     int64_t remaining = 0;
+    // Its refill's commit, which must be durable before any of its values is handed out (the
+    // refill is synchronous; a taker waits for it outside every mutex, cluster/fibers.h).
+    txn::CommitInfo refill;
   };
   // Runs `fn(txn)` in fresh transactions on worker_ until one commits or fails for good.
   // REQUIRES: worker_mu_ held.
   template <typename T, typename Fn>
-  StorageResult<T> RunTxn(Fn fn);
+  StorageResult<T> RunTxn(Fn fn, txn::CommitInfo* committed);
 
   // worker_mu_ serialises refills (the Worker is one thread's at a time); mu_ guards only the
   // blocks, so threads with values left never wait behind a refill's transaction.

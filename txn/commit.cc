@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "cluster/crash_point.h"
 #include "txn/engine.h"
 #include "txn/object.h"
 #include "txn/version_checks.h"
@@ -32,13 +33,6 @@ struct Txn::Participants {
   // full the ring is when it is appended (a bulk load: COPY, CREATE INDEX over a large table).
   std::vector<std::span<const RecordObject>> Records(Txn& t, MachineId to, const Record& r,
                                                      std::span<const RecordObject> objects) const;
-  // Logs a record for the local primary to this machine's own log, marked applied (there for
-  // recovery only, engine.h); the caller then does the primary's work itself. The append is a
-  // local memory write, complete on return (log.h).
-  cluster::CompletionPtr LogLocal(Txn& t, Record r, std::span<const RecordObject> objects = {}) {
-    r.applied = true;
-    return Send(t, self, std::move(r), objects);
-  }
 };
 
 namespace {
@@ -156,9 +150,6 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   // The worst outcome of all primaries (LockOutcome is ordered: no space beats a conflict).
   LockOutcome outcome = LockOutcome::kLocked;
   if (auto local = p.primary_objects.find(p.self); local != p.primary_objects.end()) {
-    for (auto chunk : p.Records(*this, p.self, lock, local->second)) {
-      p.LogLocal(*this, Rec(RecordType::kLock), chunk);
-    }
     outcome = worker_->engine().LockObjects(local->second, &p.local_locked, &max_head);
   }
   // A LOCK that did not reach its primary (memory gone: the engine shut down) gets no reply.
@@ -240,33 +231,47 @@ bool Txn::CommitBackupPhase(Participants& p, Timestamp w) {
   return ok;
 }
 
-bool Txn::CommitPrimaryPhase(Participants& p, Timestamp w) {
+std::expected<void, TxnError> Txn::CommitPrimaryPhase(Participants& p, Timestamp w) {
+  TxnEngine& engine = worker_->engine();
+  if (auto local = p.primary_objects.find(p.self); local != p.primary_objects.end()) {
+    // The local COMMIT-PRIMARY, with the local objects' values, goes to the durable log, then
+    // they are installed here: logging it commits the transaction (FaRM §4 step 4 "or if it
+    // wrote one locally"). First, so that a full log still finds no primary committed.
+    std::shared_lock in_progress(engine.progress_mu_);
+    Record commit = Rec(RecordType::kCommitPrimary, w);
+    commit.txn = id_;
+    const uint64_t chunk = p.streaming ? engine.Writer(p.self).ring_size() / 8 : ~uint64_t{0};
+    if (!engine.LogLocalCommit(commit, local->second, chunk)) return std::unexpected(TxnError{TxnErrorCode::kOutOfSpace});
+    cluster::CrashPoint("commit.logged");
+    engine.InstallLocked(p.local_locked, w);
+  }
   std::vector<cluster::CompletionPtr> acks;
   for (auto& [m, objs] : p.primary_objects) {
     if (m != p.self) acks.push_back(p.Send(*this, m, Rec(RecordType::kCommitPrimary, w)));
-  }
-  if (p.primary_objects.contains(p.self)) {
-    // The local COMMIT-PRIMARY is logged, then applied here: writing it locally commits the
-    // transaction (FaRM §4 step 4 "or if it wrote one locally").
-    acks.push_back(p.LogLocal(*this, Rec(RecordType::kCommitPrimary, w)));
-    worker_->engine().InstallLocked(p.local_locked, w);
   }
   // Committed once one primary has the record (FaRM §4 step 4); the rest are awaited before
   // truncation. Only a completed, successful write counts as that primary's ack.
   // "All done" is read before looking for an ack, so a write completing between the two reads
   // cannot be mistaken for every write having failed.
+  const bool local = p.primary_objects.contains(p.self);
   auto acked = [](auto& c) { return c->Done() && c->ok(); };
-  for (;;) {
+  while (!local) {
     bool all_done = std::ranges::all_of(acks, [](auto& c) { return c->Done(); });
     if (std::ranges::any_of(acks, acked)) break;
-    if (all_done) return false;
+    if (all_done) return std::unexpected(TxnError{TxnErrorCode::kInternal});
     std::this_thread::yield();
   }
+  // Truncation tells participants they may drop what they keep for the transaction: remote
+  // primaries and backups. The local primary keeps nothing.
   std::set<MachineId> participants;
-  for (auto& [m, objs] : p.primary_objects) participants.insert(m);
+  for (auto& [m, objs] : p.primary_objects) {
+    if (m != p.self) participants.insert(m);
+  }
   for (auto& [m, objs] : p.backup_objects) participants.insert(m);
-  worker_->ScheduleTruncation(id_, {participants.begin(), participants.end()}, std::move(acks));
-  return true;
+  if (!participants.empty()) {
+    worker_->ScheduleTruncation(id_, {participants.begin(), participants.end()}, std::move(acks));
+  }
+  return {};
 }
 
 // ABORT releases the locks at primaries and, when COMMIT-BACKUPs went out, drops them at backups
@@ -275,10 +280,7 @@ void Txn::AbortPhase(Participants& p, bool backups_too) {
   for (auto& [m, objs] : p.primary_objects) {
     if (m != p.self) p.Send(*this, m, Rec(RecordType::kAbort));
   }
-  if (p.primary_objects.contains(p.self)) {
-    p.LogLocal(*this, Rec(RecordType::kAbort));
-    worker_->engine().UnlockLocked(p.local_locked);
-  }
+  if (p.primary_objects.contains(p.self)) worker_->engine().UnlockLocked(p.local_locked);
   if (!backups_too) return;
   for (auto& [m, objs] : p.backup_objects) p.Send(*this, m, Rec(RecordType::kAbort));
 }
@@ -305,7 +307,7 @@ Txn::LockFailure Txn::ClassifyLockFailure() {
   return stale_writes_.empty() ? LockFailure::kBusy : LockFailure::kStale;
 }
 
-std::expected<CommitInfo, TxnError> Txn::Commit() {
+std::expected<CommitInfo, TxnError> Txn::Commit(CommitWait wait) {
   if (error_) return std::unexpected(*error_);
   if (finished_) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
   TxnEngine& engine = worker_->engine();
@@ -347,6 +349,10 @@ std::expected<CommitInfo, TxnError> Txn::Commit() {
     ReserveLogs(p);
     locked = LockPhase(p);
   }
+  // In flight for durability (durability.h) from before W is taken until all its records are
+  // out, committed or not.
+  const Timestamp placeholder = engine.durability().Enter();
+  if (locked) cluster::CrashPoint("commit.locked");
   std::expected<Timestamp, TxnError> w = locked ? WriteTimestamp(*locked) : locked;
   if (w && (options_.isolation == Isolation::kSerializable || !validate_.empty()) &&
       !ValidatePhase(/*read_only=*/false)) {
@@ -356,20 +362,23 @@ std::expected<CommitInfo, TxnError> Txn::Commit() {
   if (w) {
     backups_sent = true;
     if (!CommitBackupPhase(p, *w)) w = std::unexpected(TxnError{TxnErrorCode::kInternal});
+    cluster::CrashPoint("commit.backed_up");
   }
-  if (!w) {
+  std::expected<void, TxnError> primaries = w ? CommitPrimaryPhase(p, *w) : std::expected<void, TxnError>{};
+  if (!w || (!primaries && primaries.error().code == TxnErrorCode::kOutOfSpace)) {
     AbortPhase(p, backups_sent);
     ReleaseReservations(p);
-    return Fail(w.error());
-  }
-  if (!CommitPrimaryPhase(p, *w)) {
-    // Every backup holds the commit but no primary was reachable: without recovery (README
-    // "Known gaps") the outcome is unknown to this coordinator, so its allocations stay.
-    ReleaseReservations(p);
-    allocated_.clear();
-    return Fail(TxnError{TxnErrorCode::kInternal});
+    engine.durability().Leave(placeholder);
+    return Fail(w ? primaries.error() : w.error());
   }
   ReleaseReservations(p);
+  engine.durability().Leave(placeholder);
+  if (!primaries) {
+    // Every backup holds the commit but no primary was reachable: without recovery (README
+    // "Known gaps") the outcome is unknown to this coordinator, so its allocations stay.
+    allocated_.clear();
+    return Fail(primaries.error());
+  }
   // Strict SI overlaps the write uncertainty wait with the commit messages (FaRMv2 §4.2).
   if (options_.isolation == Isolation::kSnapshot && options_.strict) {
     engine.machine().clock().WaitUntilPast(*w);
@@ -377,7 +386,10 @@ std::expected<CommitInfo, TxnError> Txn::Commit() {
   allocated_.clear();
   engine.counters().commits.fetch_add(1, std::memory_order_relaxed);
   Finish();
-  return CommitInfo{read_ts_, *w};
+  cluster::CrashPoint("commit.committed");
+  const bool sync = sync_commit_ || sync_required_;
+  if (sync && wait == CommitWait::kDurable) engine.WaitDurable(*w);
+  return CommitInfo{read_ts_, *w, sync && wait == CommitWait::kNoWait};
 }
 
 }  // namespace farmdb::txn

@@ -1,8 +1,10 @@
 #include "txn/engine.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
+#include "cluster/crash_point.h"
 #include "cluster/fabric/word_copy.h"
 #include "txn/object.h"
 
@@ -11,25 +13,23 @@ namespace farmdb::txn {
 using cluster::MemKey;
 using cluster::MemKind;
 
-std::expected<std::unique_ptr<TxnEngine>, std::string> TxnEngine::Create(
-    cluster::Machine* machine, EngineOptions options) {
-  std::unique_ptr<TxnEngine> e(new TxnEngine(machine, options));
-  if (auto ok = e->Init(); !ok) return std::unexpected(ok.error());
-  return e;
-}
-
 TxnEngine::TxnEngine(cluster::Machine* machine, EngineOptions options)
     : machine_(machine), options_(options), old_versions_(machine) {}
 
-std::expected<void, std::string> TxnEngine::Init() {
+std::expected<void, std::string> TxnEngine::Attach() {
   const int n = machine_->machines();
   const MachineId self = machine_->id();
+  cluster::Files& files = machine_->files();
   head_mirror_.assign(n, 0);
   published_head_.assign(n, 0);
   head_publication_.assign(n, nullptr);
+  // Fresh rings: recovery consumed what the last run left in them (DrainRings).
+  auto heads = files.Create(machine_->Dir() / "log-heads", 8 * static_cast<size_t>(n), cluster::MapMode::kShared);
+  if (!heads) return std::unexpected(heads.error().message);
+  log_heads_ = std::move(*heads);
   for (MachineId s = 0; s < static_cast<MachineId>(n); ++s) {
-    auto ring = cluster::MappedFile::Create(
-        machine_->Dir() / std::string("log-from-").append(std::to_string(s)), options_.log_size);
+    auto ring = files.Create(machine_->Dir() / std::string("log-from-").append(std::to_string(s)), options_.log_size,
+                             cluster::MapMode::kShared);
     if (!ring) return std::unexpected(ring.error().message);
     rings_.push_back(std::move(*ring));
   }
@@ -37,7 +37,7 @@ std::expected<void, std::string> TxnEngine::Init() {
     machine_->fabric().Register(self, MemKey(MemKind::kLog, s), rings_[s]->bytes());
     machine_->fabric().SetWriteNotifier(self, MemKey(MemKind::kLog, s),
                                         [this] { doorbell_.Ring(); });
-    readers_.emplace_back(rings_[s]->bytes());
+    readers_.emplace_back(rings_[s]->bytes(), log_heads_->bytes().data() + 8 * s);
   }
   machine_->fabric().Register(
       self, MemKey(MemKind::kLogHead, 0),
@@ -48,26 +48,126 @@ std::expected<void, std::string> TxnEngine::Init() {
         reinterpret_cast<const std::byte*>(&head_mirror_[r]),
         r == self ? rings_[self]->bytes() : std::span<std::byte>{}));
   }
+  return {};
+}
+
+void TxnEngine::Start() {
   // Routing a reply only queues it for its worker, under locks that no sender holds.
   machine_->OnMessage(kMsgLockReply, [this](cluster::Message m) { RouteLockReply(m); },
                       cluster::Machine::HandlerThread::kAnyThread);
+  auto timestamp_of = [](const cluster::Message& m) {
+    uint64_t t = 0;
+    if (m.body.size() == 8) std::memcpy(&t, m.body.data(), 8);
+    return t;
+  };
+  machine_->OnMessage(kMsgDurable, [this, timestamp_of](cluster::Message m) {
+    durability_->OnPeerDurable(m.from, timestamp_of(m));
+  }, cluster::Machine::HandlerThread::kAnyThread);
+  machine_->OnMessage(kMsgDurableDemand, [this, timestamp_of](cluster::Message m) {
+    durability_->Demand(timestamp_of(m));
+  }, cluster::Machine::HandlerThread::kAnyThread);
   machine_->SetOatProvider([this] { return OldestActive(); });
+  durability_->Start();
   poller_ = std::thread([this] { PollLoop(); });
-  return {};
+  checkpointer_ = std::thread([this] { CheckpointLoop(); });
 }
 
 TxnEngine::~TxnEngine() {
   stop_.store(true);
-  if (!poller_.joinable()) return;  // Init failed before anything was registered
-  poller_.join();
-  machine_->SetOatProvider(nullptr);
-  machine_->OnMessage(kMsgLockReply, nullptr);
+  {
+    std::lock_guard l(checkpoint_wait_mu_);
+    checkpoint_wake_.notify_all();
+  }
+  if (checkpointer_.joinable()) checkpointer_.join();
+  if (poller_.joinable()) {
+    poller_.join();
+    // A clean stop leaves every commit durable, off ones too.
+    durability_->Stop();
+    machine_->SetOatProvider(nullptr);
+    machine_->OnMessage(kMsgLockReply, nullptr);
+    machine_->OnMessage(kMsgDurable, nullptr);
+    machine_->OnMessage(kMsgDurableDemand, nullptr);
+  }
+  if (!log_heads_) return;  // never attached
   const MachineId self = machine_->id();
   for (MachineId s = 0; s < rings_.size(); ++s) {
     machine_->fabric().SetWriteNotifier(self, MemKey(MemKind::kLog, s), nullptr);
     machine_->fabric().Unregister(self, MemKey(MemKind::kLog, s));
   }
   machine_->fabric().Unregister(self, MemKey(MemKind::kLogHead, 0));
+}
+
+void TxnEngine::WaitDurable(Timestamp w) { durability_->WaitDurable(w); }
+
+void TxnEngine::Log(const std::string& line) const {
+  if (options_.log) {
+    options_.log(line);
+  } else {
+    std::fprintf(stderr, "farmdb: %s\n", line.c_str());
+  }
+}
+
+bool TxnEngine::SendWatermark(Timestamp x) {
+  Record r;
+  r.type = RecordType::kWatermark;
+  r.txn = MakeTxnId(machine_->id(), 0, 0);
+  r.write_ts = x;
+  bool all = true;
+  for (MachineId to = 0; to < writers_.size(); ++to) {
+    auto bytes = EncodeRecord(r);
+    LogWriter& w = Writer(to);
+    // Never waits for room: a receiver that stopped consuming (it shuts down, its log is full)
+    // must not hold up this machine's syncer; the watermark goes again on the next round.
+    if (!w.TryReserve(2 * bytes.size())) {
+      all = false;
+      continue;
+    }
+    w.Append(std::move(bytes));
+    // The own ring's records are nobody's reply and wait for the participant's next round
+    // otherwise; a commit waits for this one.
+    if (to == machine_->id()) doorbell_.Ring();
+  }
+  return all;
+}
+
+void TxnEngine::Broadcast(uint16_t type, Timestamp t) {
+  for (MachineId to = 0; to < static_cast<MachineId>(machine_->machines()); ++to) {
+    if (to == machine_->id()) continue;
+    std::vector<std::byte> body(8);
+    std::memcpy(body.data(), &t, 8);
+    machine_->Send(to, type, std::move(body));
+  }
+}
+
+std::expected<uint64_t, cluster::FileError> TxnEngine::LogRecord(std::span<const std::byte> encoded) {
+  return wal_->Append(kWalTxnRecord, std::span(&encoded, 1));
+}
+
+std::expected<void, cluster::FileError> TxnEngine::LogLocalCommit(const Record& commit,
+                                                                  std::span<const RecordObject> objects,
+                                                                  uint64_t chunk_limit) {
+  // A bulk load's values go in LOCK records of at most chunk_limit bytes, then a COMMIT-PRIMARY
+  // without objects; recovery takes the values of a committed transaction from both.
+  Record lock;
+  lock.type = RecordType::kLock;
+  lock.txn = commit.txn;
+  size_t begin = 0;
+  uint64_t size = EncodedSize(commit);
+  for (size_t i = 0; i < objects.size(); ++i) {
+    uint64_t more = EncodedSize(objects[i]);
+    if (size + more > chunk_limit && i > begin) {
+      if (auto logged = LogRecord(EncodeRecord(lock, objects.subspan(begin, i - begin))); !logged) {
+        return std::unexpected(logged.error());
+      }
+      begin = i;
+      size = EncodedSize(commit);
+    }
+    size += more;
+  }
+  if (auto logged = LogRecord(EncodeRecord(commit, objects.subspan(begin))); !logged) {
+    return std::unexpected(logged.error());
+  }
+  return {};
 }
 
 std::unique_ptr<Worker> TxnEngine::NewWorker() {
@@ -243,16 +343,31 @@ void TxnEngine::PollLoop() {
     // Read before looking at the rings: a record landing after the look changes it, so the
     // wait below returns at once instead of missing that record.
     const uint64_t rung = doorbell_.Count();
-    bool progress = false, remote_progress = false;
+    bool progress = false, remote_progress = false, log_full = false;
     for (MachineId s = 0; s < readers_.size(); ++s) {
-      for (int k = 0; k < 64; ++k) {
-        auto bytes = readers_[s].Next(BytesToDecode);
+      for (int k = 0; k < 64 && !log_full; ++k) {
+        auto bytes = readers_[s].Peek();
         if (!bytes) break;
         progress = true;
         remote_progress |= s != self;
-        uint64_t w0;
-        std::memcpy(&w0, bytes->data(), 8);
-        if (auto rec = DecodeRecord(std::move(*bytes), !(w0 & kRecordApplied))) HandleRecord(std::move(*rec));
+        // Into the durable log before it leaves the ring or takes effect (engine.h).
+        std::shared_lock in_progress(progress_mu_);
+        auto lsn = LogRecord(*bytes);
+        auto rec = DecodeRecord(std::move(*bytes));
+        if (!lsn && !(rec && rec->type == RecordType::kLock)) {
+          // No room in the log: the record stays in the ring until a checkpoint frees some (a
+          // LOCK is refused instead, below, so no new transaction piles up meanwhile).
+          log_full = true;
+          break;
+        }
+        cluster::CrashPoint("participant.logged");
+        readers_[s].Pop();
+        if (!rec) continue;
+        if (lsn) {
+          HandleRecord(std::move(*rec), *lsn);
+        } else {
+          OnLock(std::move(*rec), 0, /*logged=*/false);
+        }
       }
       // Lazy head publication: when a good chunk was consumed, or when idle. At most one
       // publication per sender is in flight, so the sender's mirror only moves forward even if
@@ -282,7 +397,9 @@ void TxnEngine::PollLoop() {
     // (GC, head publication, own-ring records). Spinning longer loses on two cores, where the
     // spinner takes the coordinator's CPU. Own-ring records (all a single machine has) are
     // nobody's awaited reply: yielding after them only cost CPU.
-    if (progress) {
+    if (log_full) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    } else if (progress) {
       idle = remote_progress ? 0 : kIdleYields;
     } else if (++idle < kIdleYields) {
       std::this_thread::yield();

@@ -1,15 +1,29 @@
 // TxnEngine: the transaction layer of one machine, and Worker: one application thread's handle.
 //
 // The engine owns this machine's incoming log rings (one per sender, FaRM §3), its outgoing log
-// writers, the head-mirror words the receivers update, the slabs this machine is primary for,
-// old-version memory, and one participant thread that polls the rings and runs the participant
-// side of the commit protocol (participant.cc: one handler per record type). It registers the
-// OAT provider with the Machine (FaRMv2 §4.5) and frees old-version blocks below the GC safe
-// point.
+// writers, the head-mirror words the receivers update, its durable log (cluster::Wal) with the
+// group commit over it (Durability), the slabs this machine is primary for, old-version memory,
+// one participant thread that polls the rings and runs the participant side of the commit
+// protocol (participant.cc: one handler per record type), and a checkpointer thread
+// (checkpoint.cc). It registers the OAT provider with the Machine (FaRMv2 §4.5) and frees
+// old-version blocks below the GC safe point.
 //
-// Every machine of a cluster needs its engine (TxnEngine::Create) before any transaction runs:
-// the rings must be registered with the fabric. Engines of different clusters are independent.
-// TxnEngine is thread-safe; participant state is touched only by the participant thread.
+// Engines are opened together, one per machine of an in-process cluster (OpenAll): each reads
+// its durable log, they decide together which transactions of earlier runs committed, and each
+// replays those onto its region images (recovery.cc; FORMATS.md "Recovery"). Engines of
+// different clusters are independent. TxnEngine is thread-safe; participant state is touched
+// only by the participant thread.
+//
+// Durable log. Every record a participant receives is copied into the log before the
+// participant acts on it and before it leaves the ring, so what a coordinator was told landed
+// (FaRM's NIC ack) survives a crash: in the ring until consumed, in the log after. The local
+// participant writes its own: a coordinator that is primary for some of its objects appends one
+// COMMIT-PRIMARY record carrying their new values (in several records for a bulk load: LOCK
+// records with the values, then COMMIT-PRIMARY) before it installs them. Nothing is logged for a
+// transaction that does not commit locally: region memory does not outlive the process (it is
+// rebuilt from images and the log), so locks and aborted attempts leave no trace to undo.
+// Appends and the memory effects they describe happen under progress_mu_ shared, so a checkpoint
+// (exclusive, briefly) finds a log position below which every record's effect is in memory.
 //
 // Local participant. For objects this machine is primary for, the coordinator (a Worker's thread
 // on this machine) does the primary's work itself: it locks (LockObjects), validates with local
@@ -18,14 +32,8 @@
 // lock bits taken by CAS, so coordinators and the participant thread (serving remote
 // coordinators) exclude each other per object; old-version memory is shared under
 // old_versions_mu_. The local primary's state lives in the coordinator's transaction, not in
-// primary_txns_. The coordinator still writes the LOCK, COMMIT-PRIMARY and ABORT records to its
-// own machine's log (a local memory write, log.h), marked applied: FaRM keeps these records in
-// the local log too, and recovery after the machine's memory survives a crash (the papers' NVRAM,
-// our mapped files) needs the LOCK record (which objects a transaction locked, with their new
-// values) and COMMIT-PRIMARY (the decision) to finish or undo a half-applied commit (FaRM §5.3).
-// The participant thread skips applied records except for their piggybacked truncations. A local
-// backup's COMMIT-BACKUP was already a local log write with no foreground work (FaRM §4: backups
-// apply at truncation, in the background) and is unchanged.
+// primary_txns_. A local backup's COMMIT-BACKUP still goes through the own ring (FaRM §4:
+// backups apply at truncation, in the background).
 //
 // Worker: create one per thread with NewWorker(); Begin() transactions on it. A Worker is used by
 // one thread at a time. It owns its slabs (allocation needs no synchronisation, FaRMv2 §4.8), the
@@ -35,6 +43,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <expected>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,6 +59,8 @@
 #include "cluster/doorbell.h"
 #include "cluster/machine.h"
 #include "cluster/thread_front.h"
+#include "cluster/wal.h"
+#include "txn/durability.h"
 #include "txn/log.h"
 #include "txn/object.h"
 #include "txn/old_versions.h"
@@ -70,15 +81,43 @@ struct EngineOptions {
   // commits skip the write-timestamp uncertainty wait, so locks can be released while W is still
   // in the future. Never set outside tests.
   bool mutant_skip_write_wait = false;
+  // The durable log (FORMATS.md "Durable log"): segment size (at least half of log_size, so
+  // every record fits: none exceeds a quarter of a ring, commit.cc), and how often what was
+  // appended is synced when no commit waits for it (PostgreSQL's wal_writer_delay).
+  uint64_t wal_segment_size = 16ull << 20;
+  std::chrono::milliseconds wal_sync_interval{200};
+  // A checkpoint is taken once the log since the last one holds this much, or this long after the
+  // last one if anything was logged since (checkpoint.cc). Restart time follows the former.
+  uint64_t checkpoint_log_bytes = 1ull << 30;
+  std::chrono::seconds checkpoint_interval{300};
+  // Deliberately broken durability for the power-loss test's self-test: commits are acknowledged
+  // before their group's sync. Never set outside tests.
+  bool mutant_ack_before_sync = false;
+  // Where recovery and checkpoints report what they did (the server's log); null: stderr.
+  std::function<void(const std::string&)> log;
+};
+
+// What a machine's recovery found and did (logged at start, read by tests).
+struct RecoveryStats {
+  uint64_t log_bytes = 0;          // of the durable log read
+  uint64_t records = 0;            // transaction records in it
+  uint64_t ring_records = 0;       // records still in the rings after a process crash
+  uint64_t objects_installed = 0;  // written into region memory by the replay
+  uint64_t runs = 0;               // earlier runs whose records were read
+  bool after_reboot = false;       // the last run ended in another boot: only synced data counted
+  Timestamp cut = ~Timestamp{0};   // the last run's: transactions above it were void (~0: none)
+  std::chrono::microseconds duration{0};
 };
 
 class Worker;
 
 class TxnEngine {
  public:
-  // Creates the machine's log rings in its data directory and starts the participant thread.
-  static std::expected<std::unique_ptr<TxnEngine>, std::string> Create(cluster::Machine* machine,
-                                                                      EngineOptions options);
+  // Opens the engines of all `machines` (every machine of an in-process cluster, in id order)
+  // over their data directories, recovers what earlier runs committed (recovery.cc) and starts
+  // them. Errors name the file and what is wrong: the cluster must not start then.
+  static std::expected<std::vector<std::unique_ptr<TxnEngine>>, std::string> OpenAll(
+      std::span<cluster::Machine* const> machines, EngineOptions options);
   ~TxnEngine();
   TxnEngine(const TxnEngine&) = delete;
   TxnEngine& operator=(const TxnEngine&) = delete;
@@ -98,13 +137,75 @@ class TxnEngine {
   // worker's truncations flushed, all engines drained means all backups applied everything.
   bool LogsDrained();
 
+  // Until every transaction with W <= w is durable (synchronous_commit=on, Durability).
+  void WaitDurable(Timestamp w);
+  Durability& durability() { return *durability_; }
+  cluster::Wal& wal() { return *wal_; }
+  const RecoveryStats& recovery_stats() const { return recovery_stats_; }
+  // Writes a checkpoint now: images of every data region this machine holds, then the state
+  // that lets recovery start reading the log after them (checkpoint.cc). The checkpointer
+  // thread calls it as the log grows.
+  std::expected<void, std::string> Checkpoint();
+  uint64_t checkpoints() const { return checkpoints_.load(); }
+
  private:
   friend class Worker;
   friend class Txn;
   friend class HeaderReads;  // header words of local objects
 
   TxnEngine(cluster::Machine* machine, EngineOptions options);
-  std::expected<void, std::string> Init();
+  // Recovery (recovery.cc), in OpenAll's order: read this machine's log (and, after a process
+  // crash, what is left in its rings) from the last checkpoint on; decide, over all machines,
+  // which transactions of each run committed; replay those onto region memory; rebuild the
+  // slabs; record the new run. Then Start.
+  // What the first pass found of one run in this machine's log.
+  struct RunLog {
+    uint64_t run = 0;
+    uint64_t start = 0;            // LSN of its first record
+    std::optional<Timestamp> cut;  // decided by an earlier recovery
+    bool trusted = false;          // ended in this boot: everything appended counts
+    Timestamp last_stamp = 0;
+    std::unordered_map<TxnId, Timestamp> committed;  // COMMIT-PRIMARY records here
+  };
+  // What all machines' first passes decide for one run.
+  struct RunDecision {
+    uint64_t run = 0;
+    Timestamp cut = ~Timestamp{0};
+    std::unordered_map<TxnId, Timestamp> committed;  // on any machine, at or below the cut
+  };
+  std::expected<void, std::string> ReadLog();
+  static std::vector<RunDecision> Decide(std::span<const std::unique_ptr<TxnEngine>> engines);
+  std::expected<void, std::string> Replay(const std::vector<RunDecision>& decisions);
+  std::expected<void, std::string> RebuildSlabs();
+  std::expected<void, std::string> BeginRun(uint64_t run);
+  // Makes fresh rings and registers them; every machine's engine attaches before any starts, so
+  // no record is written to a ring its receiver has not registered (the sender's tail would move
+  // past a record that never landed, and the receiver wait at it for ever).
+  std::expected<void, std::string> Attach();
+  // Starts the threads.
+  void Start();
+  // Log record bookkeeping of the first pass: which run a log position belongs to.
+  RunLog& RunAt(uint64_t lsn);
+  void NoteRecord(uint64_t lsn, std::span<const std::byte> record);
+  // After a process crash: records still in the rings, appended to the log as the participant
+  // would have (recovery.cc).
+  std::expected<void, std::string> DrainRings();
+  // Durability across machines (durability.h): a WATERMARK record to every ring (false if some
+  // ring had no room), a message with a timestamp to every other machine.
+  bool SendWatermark(Timestamp x);
+  void Broadcast(uint16_t type, Timestamp t);
+  // Reports through options_.log.
+  void Log(const std::string& line) const;
+  // Checkpoints (checkpoint.cc).
+  void CheckpointLoop();
+  // A consistent copy of region `p`'s replica into `image`, and (at its primary) the slab table.
+  void CopyRegion(const cluster::RegionPlacement& p, std::vector<std::byte>& image, std::vector<std::byte>& meta);
+  // Appends a record to the durable log. REQUIRES: progress_mu_ held shared.
+  std::expected<uint64_t, cluster::FileError> LogRecord(std::span<const std::byte> encoded);
+  // The local primary's commit (engine.h "Durable log"): logs its objects' new values with `w`.
+  // REQUIRES: progress_mu_ held shared; the caller installs them next.
+  std::expected<void, cluster::FileError> LogLocalCommit(const Record& commit, std::span<const RecordObject> objects,
+                                                         uint64_t chunk_limit);
   LogWriter& Writer(MachineId to) { return *writers_[to]; }
   std::expected<uint32_t, TxnError> ObjectLines(Addr a);
   // Copies dst.size() bytes at `a` from its primary: a local memory read in the one-sided word
@@ -138,6 +239,7 @@ class TxnEngine {
     MachineId coordinator;
     std::vector<LockedObject> objects;
     std::vector<RawBytes> buffers;  // of the LOCK records, which `objects`' payloads view
+    uint64_t lsn = 0;               // of its first LOCK record in the durable log
   };
   // Locks every object (checking the expected versions) and copies each head to an old version;
   // appends to `locked` and raises *max_head_ts. On failure releases what it took and says why.
@@ -149,12 +251,14 @@ class TxnEngine {
   void InstallLocked(std::vector<LockedObject>& locked, Timestamp w);
   void UnlockLocked(std::vector<LockedObject>& locked);
   void PollLoop();
-  // A received record, consumed: LOCK and COMMIT-BACKUP keep its objects without copying them.
-  void HandleRecord(Record&& r);
-  void OnLock(Record&& r);
+  // A received record at log position `lsn`: LOCK and COMMIT-BACKUP keep its objects without
+  // copying them. REQUIRES: progress_mu_ held shared.
+  void HandleRecord(Record&& r, uint64_t lsn);
+  // `logged`: false when the durable log had no room for the LOCK (it is refused).
+  void OnLock(Record&& r, uint64_t lsn, bool logged);
   void OnCommitPrimary(const Record& r);
   void OnAbort(const Record& r);
-  void OnCommitBackup(Record&& r);
+  void OnCommitBackup(Record&& r, uint64_t lsn);
   void OnTruncate(TxnId id);
   std::byte* LocalObject(Addr a, uint32_t lines);
 
@@ -162,6 +266,27 @@ class TxnEngine {
   EngineOptions options_;
   TxnCounters counters_;
 
+  std::unique_ptr<cluster::Wal> wal_;
+  std::unique_ptr<Durability> durability_;
+  // Shared: a log append and the memory effect it describes; exclusive: a checkpoint reading
+  // where its log replay would start (engine.h "Durable log").
+  std::shared_mutex progress_mu_;
+  // First log positions of transactions the participant thread holds state for (LOCKed, or a
+  // COMMIT-BACKUP not yet applied): recovery from a checkpoint must read their records.
+  // Changed by the participant thread under progress_mu_ shared, read under it exclusive.
+  std::multiset<uint64_t> active_lsns_;
+  std::vector<std::unique_ptr<RunLog>> run_logs_;  // recovery's first pass, oldest run first
+  uint64_t replay_end_ = 0;                         // where the first pass stopped
+  Timestamp max_logged_ts_ = 0;
+  std::vector<Addr> replayed_objects_;               // at this primary, for the slab bitmaps
+  RecoveryStats recovery_stats_;
+  std::mutex checkpoint_mu_;  // one checkpoint at a time
+  std::atomic<uint64_t> checkpoints_{0};
+  std::mutex checkpoint_wait_mu_;
+  std::condition_variable checkpoint_wake_;
+  std::thread checkpointer_;
+
+  std::unique_ptr<cluster::MappedFile> log_heads_;            // [sender] consumed positions
   std::vector<std::unique_ptr<cluster::MappedFile>> rings_;  // [sender], on this machine
   std::vector<LogReader> readers_;                            // [sender]
   std::vector<uint64_t> published_head_;                      // [sender]
@@ -196,13 +321,18 @@ class TxnEngine {
   OldVersions old_versions_;  // guarded by old_versions_mu_
   // Participant-thread state.
   std::map<TxnId, PrimaryTxn> primary_txns_;
-  std::map<TxnId, Record> backup_txns_;
+  struct BackupTxn {
+    Record record;
+    uint64_t lsn = 0;  // of its first COMMIT-BACKUP record in the durable log
+  };
+  std::map<TxnId, BackupTxn> backup_txns_;
   std::atomic<uint64_t> blocks_freed_{0};
 
   // Rung by the fabric when a remote coordinator's record lands in one of this machine's rings
   // (Fabric::SetWriteNotifier), so the idle participant thread sleeps yet wakes at once. Appends
-  // to the own ring do not ring it: they are mostly applied records (engine.h "Local
-  // participant"), picked up at the next wake-up without costing the coordinator a wake-up call.
+  // to the own ring do not ring it: a local backup's COMMIT-BACKUPs and truncations, which no
+  // one waits for, are picked up at the next wake-up without costing the coordinator a wake-up
+  // call (a WATERMARK, which a commit waits for, rings it: SendWatermark).
   cluster::Doorbell doorbell_;
   std::atomic<bool> stop_{false};
   std::thread poller_;

@@ -211,6 +211,7 @@ CheckResult RunMutantSeed(bool mutant, uint64_t seed) {
   o.threads_per_machine = 2;
   o.txns_per_thread = 50;
   o.keys = 3;
+  o.sync_commit = false;
   auto res = RunWorkload(Workload::kRegisters, cluster, o);
   return CheckHistory(res.history, res.initial);
 }

@@ -86,7 +86,7 @@ cluster::CompletionPtr LogWriter::Append(std::vector<std::byte> record) {
   return c;
 }
 
-std::optional<RawBytes> LogReader::Next(Needed needed) {
+std::optional<RawBytes> LogReader::Peek() {
   for (;;) {
     uint64_t at = head_ % ring_.size();
     std::byte* p = ring_.data() + at;
@@ -95,25 +95,30 @@ std::optional<RawBytes> LogReader::Next(Needed needed) {
     if (len < kRecordAlign || len % kRecordAlign || at + len > ring_.size()) return std::nullopt;
     if (LoadWord(p + len - 8) != RecordMark(head_)) return std::nullopt;
     if (LoadWord(p) != w0) return std::nullopt;  // first word was stale; retry on next poll
-    uint64_t type = (w0 >> 32) & 0xff;
-    head_ += len;
-    std::optional<RawBytes> out;
-    if (type != kRecordPad) {
-      uint64_t n = len;
-      if (needed != nullptr) {
-        alignas(8) std::byte first[kRecordAlign];
-        cluster::CopyOut(p, first, kRecordAlign);
-        n = std::clamp<uint64_t>((needed(std::span<const std::byte>(first)) + 7) & ~uint64_t{7}, kRecordAlign, len);
-      }
-      out.emplace(n);  // overwritten whole by CopyOut
-      cluster::CopyOut(p, out->data(), n);
+    if (((w0 >> 32) & 0xff) == kRecordPad) {
+      Consume(len);
+      continue;
     }
-    // Zero what was consumed, before the head is published: a later record whose first word has
-    // landed but whose trailer has not must find zero at its trailer slot, never an old lap's
-    // payload word that happens to equal the mark (which would accept a half-written record).
-    for (uint64_t off = 0; off < len; off += 8) cluster::StoreWord(p + off, 0);
-    if (out) return out;
+    RawBytes out(len);  // overwritten whole by CopyOut
+    cluster::CopyOut(p, out.data(), len);
+    peeked_ = len;
+    return out;
   }
+}
+
+void LogReader::Pop() {
+  Consume(peeked_);
+  peeked_ = 0;
+}
+
+void LogReader::Consume(uint64_t len) {
+  std::byte* p = ring_.data() + head_ % ring_.size();
+  // Zero what was consumed, before the head is published: a later record whose first word has
+  // landed but whose trailer has not must find zero at its trailer slot, never an old lap's
+  // payload word that happens to equal the mark (which would accept a half-written record).
+  for (uint64_t off = 0; off < len; off += 8) cluster::StoreWord(p + off, 0);
+  head_ += len;
+  if (head_word_) cluster::StoreWord(head_word_, head_);
 }
 
 }  // namespace farmdb::txn

@@ -18,7 +18,8 @@
 //
 // LogReader (receiver side, one consumer thread) returns complete records in ring order. A record
 // is complete when its trailer word holds the mark of its start position, and the first word,
-// re-read after the trailer, still gives the same length (see FORMATS.md for why both).
+// re-read after the trailer, still gives the same length (see FORMATS.md for why both). The
+// receiver copies each record into its durable log before consuming it (engine.h).
 #pragma once
 
 #include <condition_variable>
@@ -79,19 +80,27 @@ class LogWriter {
 
 class LogReader {
  public:
-  explicit LogReader(std::span<std::byte> ring) : ring_(ring) {}
-  // How many of a record's bytes its reader needs, given its first kRecordAlign bytes.
-  using Needed = size_t (*)(std::span<const std::byte> first);
-  // The next complete record (PAD records are skipped), or nullopt. Consumed bytes are zeroed
-  // (FORMATS.md), so only the current lap's writes are ever nonzero at or after the head.
-  // With `needed`, only the record's first needed(...) bytes are copied out (at least
-  // kRecordAlign, at most all); the rest is consumed unread.
-  std::optional<RawBytes> Next(Needed needed = nullptr);
+  // `head_word`: where the consumed position is kept as it moves, a word of a shared mapping
+  // (the machine's log-heads file), so that after a process crash the records still in the ring
+  // are found from there (TxnEngine::DrainRings). Null: nowhere.
+  explicit LogReader(std::span<std::byte> ring, std::byte* head_word = nullptr, uint64_t head = 0)
+      : ring_(ring), head_word_(head_word), head_(head) {}
+  // The next complete record (PAD records are consumed on the way), not yet consumed, or nullopt.
+  // Consumed bytes are zeroed (FORMATS.md), so only the current lap's writes are ever nonzero at
+  // or after the head.
+  std::optional<RawBytes> Peek();
+  // Consumes the record Peek returned last: zeroes it and moves the head past it. The receiver
+  // calls it once the record is in its durable log, so a crash in between leaves it in the ring.
+  void Pop();
   uint64_t head() const { return head_; }
 
  private:
+  // Zeroes `len` bytes at the head and moves past them.
+  void Consume(uint64_t len);
   std::span<std::byte> ring_;
-  uint64_t head_ = 0;  // absolute byte position
+  std::byte* head_word_;
+  uint64_t head_ = 0;     // absolute byte position
+  uint64_t peeked_ = 0;   // length of the record Peek returned, 0 if none
 };
 
 }  // namespace farmdb::txn

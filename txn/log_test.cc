@@ -35,6 +35,13 @@ struct Ring {
   }
 };
 
+// The next record, consumed (what the participant does once the record is in its durable log).
+std::optional<RawBytes> Take(LogReader& reader) {
+  auto rec = reader.Peek();
+  if (rec) reader.Pop();
+  return rec;
+}
+
 Record Sized(TxnId id, size_t payload_lines) {
   Record r;
   r.type = RecordType::kCommitBackup;
@@ -59,7 +66,7 @@ TEST(LogTest, RecordsRoundTripInOrderAcrossManyWrapsWithReservations) {
     ASSERT_EQ(bytes.size() % kRecordAlign, 0u);
     std::thread consumer([&] {
       // Drain until the writer's reservation can succeed.
-      while (auto rec = ring.reader.Next()) {
+      while (auto rec = Take(ring.reader)) {
         auto r = DecodeRecord(*rec);
         ASSERT_TRUE(r.has_value());
         EXPECT_EQ(r->txn, next_read);
@@ -74,7 +81,7 @@ TEST(LogTest, RecordsRoundTripInOrderAcrossManyWrapsWithReservations) {
     ring.writer.Reserve(2 * bytes.size());
     ring.writer.Append(std::move(bytes))->Wait();
   }
-  while (auto rec = ring.reader.Next()) ++next_read;
+  while (auto rec = Take(ring.reader)) ++next_read;
   EXPECT_EQ(next_read, 501u);
 }
 
@@ -96,7 +103,7 @@ TEST(LogTest, ReservationWaitsForTheReceiversPublishedHead) {
   EXPECT_FALSE(ring.writer.TryReserve(3072 + 64)) << "1024 used + 0 reserved: 3072 free";
   // Appended but unconsumed records keep the writer from being drained.
   EXPECT_FALSE(ring.writer.Drained());
-  ASSERT_TRUE(ring.reader.Next());
+  ASSERT_TRUE(Take(ring.reader));
   EXPECT_FALSE(ring.writer.Drained()) << "consumed but not published yet";
   ring.PublishHead();
   EXPECT_TRUE(ring.writer.Drained());
@@ -117,7 +124,7 @@ TEST(LogTest, AStaleHeadMirrorNeverShrinksOrUnderflowsFreeSpace) {
     ASSERT_TRUE(ring.writer.TryReserve(2048));
     ring.writer.Append(record())->Wait();
     if (i == 1) {
-      while (ring.reader.Next()) {}
+      while (Take(ring.reader)) {}
       ring.PublishHead();  // head 2048
     }
   }
@@ -139,13 +146,13 @@ TEST(LogTest, OldLapPayloadCannotForgeATrailer) {
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(ring.writer.TryReserve(2048));
     ring.writer.Append(i == 0 ? forged : Raw(1024))->Wait();
-    ASSERT_TRUE(ring.reader.Next());
+    ASSERT_TRUE(Take(ring.reader));
     ring.PublishHead();
   }
   ASSERT_EQ(ring.reader.head(), Ring::kSize);
   // Lap 2's first record has written only its first word: length 544, trailer slot at 536.
   cluster::StoreWord(ring.ring, 544 | (uint64_t{static_cast<uint8_t>(RecordType::kLock)} << 32));
-  EXPECT_FALSE(ring.reader.Next()) << "a half-written record was accepted";
+  EXPECT_FALSE(Take(ring.reader)) << "a half-written record was accepted";
 }
 
 TEST(LogTest, IncompleteRecordIsNotReturned) {
@@ -154,17 +161,17 @@ TEST(LogTest, IncompleteRecordIsNotReturned) {
   // Only the first half arrives: the trailer mark is missing.
   ring.fabric.Write(0, 1, MemKey(MemKind::kLog, 0), 0,
                     std::span(bytes).first(bytes.size() / 2))->Wait();
-  EXPECT_FALSE(ring.reader.Next().has_value());
+  EXPECT_FALSE(Take(ring.reader).has_value());
   ring.writer.Reserve(2 * bytes.size());
   ring.writer.Append(bytes)->Wait();
-  auto rec = ring.reader.Next();
+  auto rec = Take(ring.reader);
   ASSERT_TRUE(rec.has_value());
   EXPECT_EQ(DecodeRecord(*rec)->txn, 1u);
 }
 
 // A writer to its own machine's ring appends with local memory writes, never the fabric (the
 // ring is not even registered here): each append is complete on return, wraps with a PAD like a
-// remote one, and the applied mark round-trips.
+// remote one.
 TEST(LogTest, LocalWriterAppendsInPlaceWithoutTheFabric) {
   constexpr uint64_t kSize = 4096;
   cluster::LocalFabric fabric{1, 3};
@@ -175,18 +182,16 @@ TEST(LogTest, LocalWriterAppendsInPlaceWithoutTheFabric) {
   LogReader reader{std::span<std::byte>(ring, kSize)};
   for (TxnId id = 1; id <= 40; ++id) {
     Record r = Sized(id, 1 + id % 5);
-    r.applied = id % 2 == 0;
     auto bytes = EncodeRecord(r);
     ASSERT_TRUE(writer.TryReserve(2 * bytes.size()));
     auto c = writer.Append(std::move(bytes));
     ASSERT_TRUE(c->Done());
     ASSERT_TRUE(c->ok());
-    auto rec = reader.Next();
+    auto rec = Take(reader);
     ASSERT_TRUE(rec.has_value()) << id;
     auto got = DecodeRecord(*rec);
     ASSERT_TRUE(got.has_value());
     EXPECT_EQ(got->txn, id);
-    EXPECT_EQ(got->applied, id % 2 == 0);
     EXPECT_EQ(got->objects.at(0).payload.front(), std::byte(id));
     mirror = reader.head();  // what the receiver's head publication would write
   }
@@ -194,36 +199,34 @@ TEST(LogTest, LocalWriterAppendsInPlaceWithoutTheFabric) {
   EXPECT_TRUE(writer.Drained());
 }
 
-// An applied record's objects are consumed unread: the reader copies only what BytesToDecode
-// asks for (header and truncations), then finds the next record whole. The ring behind both is
-// zeroed as usual.
-TEST(LogTest, AppliedRecordsAreCopiedOnlyAsFarAsTheirTruncations) {
+// A record stays in the ring until Pop, however often it is peeked, and the consumed position
+// goes to the head word as it moves: a reader made again from that word (a restart after a crash
+// between the two) finds exactly the records not consumed, the peeked one included.
+TEST(LogTest, PeekedRecordsStayUntilPoppedAndTheHeadWordFindsTheRest) {
   Ring ring;
-  Record applied = Sized(1, 20);
-  applied.applied = true;
-  applied.truncated = {7, 8, 9};
-  Record pending = Sized(2, 3);
-  for (const Record* r : {&applied, &pending}) {
-    auto bytes = EncodeRecord(*r);
+  alignas(8) std::byte head_word[8] = {};
+  LogReader reader{std::span<std::byte>(ring.ring, Ring::kSize), head_word};
+  for (TxnId id = 1; id <= 3; ++id) {
+    auto bytes = EncodeRecord(Sized(id, 2));
     ring.writer.Reserve(2 * bytes.size());
     ring.writer.Append(bytes)->Wait();
   }
-  auto first = ring.reader.Next(BytesToDecode);
+  auto first = reader.Peek();
   ASSERT_TRUE(first.has_value());
-  EXPECT_EQ(first->size(), 32u + 3 * 8) << "the objects were copied too";
-  auto header = DecodeRecord(*first, /*with_objects=*/false);
-  ASSERT_TRUE(header.has_value());
-  EXPECT_EQ(header->txn, 1u);
-  EXPECT_TRUE(header->applied);
-  EXPECT_EQ(header->truncated, (std::vector<TxnId>{7, 8, 9}));
-  auto second = ring.reader.Next(BytesToDecode);
+  auto again = reader.Peek();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(DecodeRecord(*again)->txn, 1u) << "a peek consumed the record";
+  reader.Pop();
+  EXPECT_EQ(cluster::LoadWord(head_word), reader.head());
+  auto second = reader.Peek();
   ASSERT_TRUE(second.has_value());
-  EXPECT_EQ(second->size(), EncodeRecord(pending).size());
-  auto whole = DecodeRecord(*second);
-  ASSERT_TRUE(whole.has_value());
-  EXPECT_EQ(whole->txn, 2u);
-  EXPECT_EQ(whole->objects.at(0).payload.front(), std::byte(2));
-  for (uint64_t i = 0; i < ring.reader.head(); ++i) ASSERT_EQ(ring.ring[i], std::byte(0)) << i;
+  EXPECT_EQ(DecodeRecord(*second)->txn, 2u);
+  // Crash before the second Pop: a new reader from the head word.
+  LogReader restarted{std::span<std::byte>(ring.ring, Ring::kSize), nullptr, cluster::LoadWord(head_word)};
+  std::vector<TxnId> left;
+  while (auto rec = Take(restarted)) left.push_back(DecodeRecord(*rec)->txn);
+  EXPECT_EQ(left, (std::vector<TxnId>{2, 3}));
+  for (uint64_t i = 0; i < restarted.head(); ++i) ASSERT_EQ(ring.ring[i], std::byte(0)) << i;
 }
 
 // A LOCK-REPLY carries why a primary could not lock (records.h LockOutcome): a full disk must

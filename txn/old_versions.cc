@@ -13,7 +13,7 @@ std::expected<void, LockOutcome> OldVersions::NewBlock() {
     current_->gc_time = 0;
     return {};
   }
-  auto region = machine_->AllocateRegion(0, machine_->id());
+  auto region = machine_->AllocateRegion(0, machine_->id(), cluster::RegionKind::kOldVersions);
   if (!region) return std::unexpected(region.error().no_space ? LockOutcome::kNoSpace : LockOutcome::kConflict);
   auto bytes = machine_->LocalReplica(region->id);
   for (uint64_t off = 0; off + kOldVersionBlockSize <= bytes.size(); off += kOldVersionBlockSize) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "cluster/crash_point.h"
 #include "cluster/fabric/word_copy.h"
 #include "txn/engine.h"
 #include "txn/object.h"
@@ -21,15 +22,15 @@ std::byte* TxnEngine::LocalObject(Addr a, uint32_t lines) {
   return bytes.data() + a.offset();
 }
 
-void TxnEngine::HandleRecord(Record&& r) {
+void TxnEngine::HandleRecord(Record&& r, uint64_t lsn) {
   for (TxnId t : r.truncated) OnTruncate(t);
-  if (r.applied) return;  // the coordinator did this primary's work (engine.h)
   switch (r.type) {
-    case RecordType::kLock: OnLock(std::move(r)); break;
-    case RecordType::kCommitBackup: OnCommitBackup(std::move(r)); break;
+    case RecordType::kLock: OnLock(std::move(r), lsn, true); break;
+    case RecordType::kCommitBackup: OnCommitBackup(std::move(r), lsn); break;
     case RecordType::kCommitPrimary: OnCommitPrimary(r); break;
     case RecordType::kAbort: OnAbort(r); break;
     case RecordType::kTruncate: break;
+    case RecordType::kWatermark: durability_->OnWatermark(TxnMachine(r.txn), r.write_ts); break;
   }
 }
 
@@ -91,6 +92,7 @@ LockOutcome TxnEngine::LockObjects(std::span<const RecordObject> objects,
 
 void TxnEngine::InstallLocked(std::vector<LockedObject>& locked, Timestamp w) {
   for (LockedObject& lo : locked) {
+    cluster::CrashPoint("commit.installing");
     bool allocated = !(lo.object.flags & kObjFree);
     // Installing the header releases the lock and exposes the write (FaRM §4 step 4).
     InstallObject(lo.mem, lo.object.lines, lo.object.payload, w, allocated, lo.old.addr);
@@ -119,14 +121,18 @@ void TxnEngine::UnlockLocked(std::vector<LockedObject>& locked) {
 // A large transaction's LOCK comes in several records (commit.cc, Participants::Records), each answered on
 // its own; the objects of all of them are the transaction's at this primary. A record that
 // fails to lock releases its own objects; the coordinator's ABORT releases the rest.
-void TxnEngine::OnLock(Record&& r) {
-  PrimaryTxn& txn = primary_txns_.try_emplace(r.txn, PrimaryTxn{TxnMachine(r.txn), {}}).first->second;
+// A LOCK the durable log had no room for (`logged` false) is refused as "no space": its values
+// could not survive a crash, and the coordinator reports a full disk (53100).
+void TxnEngine::OnLock(Record&& r, uint64_t lsn, bool logged) {
+  auto [it, fresh] = primary_txns_.try_emplace(r.txn, PrimaryTxn{TxnMachine(r.txn), {}, {}, lsn});
+  PrimaryTxn& txn = it->second;
   LockReply reply{r.txn};
-  reply.outcome = LockObjects(r.objects, &txn.objects, &reply.max_head_ts);
+  reply.outcome = logged ? LockObjects(r.objects, &txn.objects, &reply.max_head_ts) : LockOutcome::kNoSpace;
   if (txn.objects.empty()) {
-    primary_txns_.erase(r.txn);
+    primary_txns_.erase(it);
   } else {
     std::ranges::move(r.buffers, std::back_inserter(txn.buffers));
+    if (fresh) active_lsns_.insert(lsn);
   }
   machine_->Send(TxnMachine(r.txn), kMsgLockReply, EncodeLockReply(reply));
 }
@@ -135,23 +141,32 @@ void TxnEngine::OnCommitPrimary(const Record& r) {
   auto it = primary_txns_.find(r.txn);
   if (it == primary_txns_.end()) return;
   InstallLocked(it->second.objects, r.write_ts);
+  active_lsns_.erase(active_lsns_.find(it->second.lsn));
   primary_txns_.erase(it);
 }
 
 void TxnEngine::OnAbort(const Record& r) {
-  backup_txns_.erase(r.txn);  // sent to backups when the backup phase failed (commit.cc)
+  // Sent to backups when the backup phase failed (commit.cc).
+  if (auto b = backup_txns_.find(r.txn); b != backup_txns_.end()) {
+    active_lsns_.erase(active_lsns_.find(b->second.lsn));
+    backup_txns_.erase(b);
+  }
   auto it = primary_txns_.find(r.txn);
   if (it == primary_txns_.end()) return;
   UnlockLocked(it->second.objects);
+  active_lsns_.erase(active_lsns_.find(it->second.lsn));
   primary_txns_.erase(it);
 }
 
 // Several COMMIT-BACKUP records of one transaction (a large one) add up.
-void TxnEngine::OnCommitBackup(Record&& r) {
-  const TxnId id = r.txn;
-  auto [it, fresh] = backup_txns_.try_emplace(id, std::move(r));
-  if (fresh) return;
-  Record& merged = it->second;
+void TxnEngine::OnCommitBackup(Record&& r, uint64_t lsn) {
+  auto it = backup_txns_.find(r.txn);
+  if (it == backup_txns_.end()) {
+    active_lsns_.insert(lsn);
+    backup_txns_.emplace(r.txn, BackupTxn{std::move(r), lsn});
+    return;
+  }
+  Record& merged = it->second.record;
   merged.objects.insert(merged.objects.end(), r.objects.begin(), r.objects.end());
   std::ranges::move(r.buffers, std::back_inserter(merged.buffers));
 }
@@ -161,12 +176,13 @@ void TxnEngine::OnTruncate(TxnId id) {
   // only a newer timestamp replaces what is there (FaRMv2 §4.8-4.9).
   auto it = backup_txns_.find(id);
   if (it == backup_txns_.end()) return;
-  const Record& r = it->second;
+  const Record& r = it->second.record;
   for (const RecordObject& o : r.objects) {
     std::byte* mem = LocalObject(o.addr, o.lines);
     if (!mem || HeaderTs(LoadWord(mem)) >= r.write_ts) continue;
     InstallObject(mem, o.lines, o.payload, r.write_ts, !(o.flags & kObjFree), Addr{});
   }
+  active_lsns_.erase(active_lsns_.find(it->second.lsn));
   backup_txns_.erase(it);
 }
 

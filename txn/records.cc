@@ -26,7 +26,7 @@ std::vector<std::byte> EncodeRecord(const Record& r, std::span<const RecordObjec
   std::vector<std::byte> out;
   out.reserve(len);
   ByteWriter w(&out);
-  w.U64(len | (uint64_t{static_cast<uint8_t>(r.type)} << 32) | (r.applied ? kRecordApplied : 0));
+  w.U64(len | (uint64_t{static_cast<uint8_t>(r.type)} << 32));
   w.U64(r.txn);
   w.U64(r.write_ts);
   w.U32(static_cast<uint32_t>(r.truncated.size())), w.U32(static_cast<uint32_t>(objects.size()));
@@ -40,22 +40,12 @@ std::vector<std::byte> EncodeRecord(const Record& r, std::span<const RecordObjec
   return out;
 }
 
-size_t BytesToDecode(std::span<const std::byte> first) {
-  ByteReader rd(first);
-  uint64_t w0 = rd.U64();
-  if (!(w0 & kRecordApplied)) return w0 & 0xffffffff;
-  rd.U64(), rd.U64();  // txn, write_ts
-  uint32_t nt = rd.U32();
-  return 32 + 8 * uint64_t{nt};
-}
-
-std::optional<Record> DecodeRecord(RawBytes bytes, bool with_objects) {
-  Record r;
-  // Moved in before parsing: the payload views point into the buffer where it stays.
-  ByteReader rd(with_objects ? r.buffers.emplace_back(std::move(bytes)) : bytes);
+namespace {
+// Decodes into `r`; objects only if `with_objects` (their payloads view `bytes`).
+bool Decode(std::span<const std::byte> bytes, bool with_objects, Record& r) {
+  ByteReader rd(bytes);
   uint64_t w0 = rd.U64();
   r.type = static_cast<RecordType>((w0 >> 32) & 0xff);
-  r.applied = (w0 & kRecordApplied) != 0;
   r.txn = rd.U64();
   r.write_ts = rd.U64();
   uint32_t nt = rd.U32(), no = rd.U32();
@@ -66,12 +56,32 @@ std::optional<Record> DecodeRecord(RawBytes bytes, bool with_objects) {
     o.expected = rd.U64();
     o.flags = rd.U32();
     o.lines = rd.U32();
-    if (o.lines == 0 || o.lines > 4096) return std::nullopt;
+    if (o.lines == 0 || o.lines > 4096) return false;
     o.payload = rd.Bytes(PayloadCapacity(o.lines));
     rd.Align8();
     r.objects.push_back(std::move(o));
   }
-  if (!rd.ok()) return std::nullopt;
+  return rd.ok();
+}
+}  // namespace
+
+std::optional<Record> DecodeRecord(RawBytes bytes) {
+  Record r;
+  // Moved in before parsing: the payload views point into the buffer where it stays.
+  const RawBytes& kept = r.buffers.emplace_back(std::move(bytes));
+  if (!Decode(kept, true, r)) return std::nullopt;
+  return r;
+}
+
+std::optional<Record> DecodeRecordHeader(std::span<const std::byte> bytes) {
+  Record r;
+  if (!Decode(bytes, false, r)) return std::nullopt;
+  return r;
+}
+
+std::optional<Record> DecodeRecordView(std::span<const std::byte> bytes) {
+  Record r;
+  if (!Decode(bytes, true, r)) return std::nullopt;
   return r;
 }
 

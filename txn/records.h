@@ -19,6 +19,9 @@ enum class RecordType : uint8_t {
   kCommitPrimary = 3,
   kAbort = 4,
   kTruncate = 5,
+  // Not part of a transaction: a sender's durability watermark (write_ts), txn = its machine
+  // (durability.h "Several machines").
+  kWatermark = 7,
 };
 
 using TxnId = uint64_t;  // coordinator machine (16) | worker (16) | sequence (32)
@@ -48,11 +51,6 @@ struct RecordObject {
 
 struct Record {
   RecordType type = RecordType::kTruncate;
-  // Set on LOCK, COMMIT-PRIMARY and ABORT records a coordinator writes to its own machine's log
-  // for objects it is primary for: it did the primary's work itself (engine.h "Local
-  // participant"), so the record is there for recovery only and the participant thread skips it
-  // (it still processes the piggybacked truncations).
-  bool applied = false;
   TxnId txn = 0;
   Timestamp write_ts = 0;
   std::vector<TxnId> truncated;
@@ -78,19 +76,24 @@ std::vector<std::byte> EncodeRecord(const Record& r, std::span<const RecordObjec
 uint64_t EncodedSize(const Record& r, std::span<const RecordObject> objects);
 // The bytes one object takes in an encoded record (its header and padded payload).
 uint64_t EncodedSize(const RecordObject& o);
-// `with_objects` false leaves `objects` empty: for applied records, whose objects the
-// participant never looks at (engine.h "Local participant"). Otherwise the record keeps `bytes`
-// in `buffers`, and its objects' payloads are views into them.
-std::optional<Record> DecodeRecord(RawBytes bytes, bool with_objects = true);
+// The record keeps `bytes` in `buffers`, and its objects' payloads are views into them.
+std::optional<Record> DecodeRecord(RawBytes bytes);
+// The type, transaction, timestamp and truncations of an encoded record, without its objects
+// (recovery's first pass over the durable log).
+std::optional<Record> DecodeRecordHeader(std::span<const std::byte> bytes);
+// The whole record, its objects' payloads viewing `bytes` (recovery's replay).
+std::optional<Record> DecodeRecordView(std::span<const std::byte> bytes);
 
-// Word 0 of an encoded record: length | type << 32 | kRecordApplied if applied.
-inline constexpr uint64_t kRecordApplied = uint64_t{1} << 40;
-// How many of an encoded record's bytes a participant decodes, from its first 32 (a
-// LogReader::Needed): all of them, but of an applied record, whose objects the coordinator has
-// already installed, only the header and truncations (DecodeRecord without objects).
-size_t BytesToDecode(std::span<const std::byte> first);
+// Entries of a machine's durable log (cluster::Wal record types; FORMATS.md "Durable log"): a
+// transaction record as received (or as a local coordinator wrote it), and a stamp (a u64
+// timestamp: every transaction with W <= it has all its records at this machine before it).
+enum WalType : uint32_t { kWalTxnRecord = 1, kWalStamp = 2 };
 
 inline constexpr uint16_t kMsgLockReply = 100;
+// Durability across machines (durability.h): a machine's durable stamp (u64), and a commit's
+// demand for stamps at or above a timestamp (u64).
+inline constexpr uint16_t kMsgDurable = 101;
+inline constexpr uint16_t kMsgDurableDemand = 102;
 // What a primary's LOCK came to, from best to worst (a commit fails with the worst of its
 // primaries'). kNoSpace: a head could not be copied to an old version because the old-version
 // store needed a new region and the disk had no room for it (not a conflict: retrying would fail

@@ -33,6 +33,15 @@ void SlabBitmap::Free(uint32_t index) {
   ++free_;
 }
 
+void SlabBitmap::Take(uint32_t index) {
+  size_t leaf = index / 64;
+  uint64_t mask = uint64_t{1} << (index % 64);
+  if (!(leaves_[leaf] & mask)) return;  // already allocated
+  leaves_[leaf] &= ~mask;
+  if (!leaves_[leaf]) summary_[leaf / 64] &= ~(uint64_t{1} << (leaf % 64));
+  --free_;
+}
+
 bool SlabBitmap::IsFree(uint32_t index) const {
   return leaves_[index / 64] & (uint64_t{1} << (index % 64));
 }

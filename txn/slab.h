@@ -32,6 +32,8 @@ class SlabBitmap {
   explicit SlabBitmap(uint32_t capacity);
   std::optional<uint32_t> Allocate();
   void Free(uint32_t index);
+  // Marks `index` allocated (a restart rebuilding the bitmap from a checkpoint and the log).
+  void Take(uint32_t index);
   bool IsFree(uint32_t index) const;
   uint32_t free_count() const { return free_; }
   uint32_t capacity() const { return capacity_; }

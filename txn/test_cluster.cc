@@ -31,15 +31,19 @@ cluster::FaultPolicy DelaysAndDroppedSync() {
 
 TestCluster::TestCluster(cluster::LocalClusterOptions cluster_options, EngineOptions engine_options)
     : cluster_(std::move(cluster_options)) {
-  for (int m = 0; m < cluster_.size(); ++m) {
-    auto e = TxnEngine::Create(&cluster_.machine(m), engine_options);
-    if (!e) {
-      std::fprintf(stderr, "TestCluster: %s\n", e.error().c_str());
-      std::abort();
-    }
-    engines_.push_back(std::move(*e));
+  if (!cluster_.error().empty()) {
+    std::fprintf(stderr, "TestCluster: %s\n", cluster_.error().c_str());
+    std::abort();
   }
   cluster_.WaitForClocks();
+  std::vector<cluster::Machine*> machines;
+  for (int m = 0; m < cluster_.size(); ++m) machines.push_back(&cluster_.machine(m));
+  auto e = TxnEngine::OpenAll(machines, engine_options);
+  if (!e) {
+    std::fprintf(stderr, "TestCluster: %s\n", e.error().c_str());
+    std::abort();
+  }
+  engines_ = std::move(*e);
 }
 
 TestCluster::~TestCluster() { engines_.clear(); }

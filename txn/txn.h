@@ -100,7 +100,16 @@ class Worker;
 struct CommitInfo {
   Timestamp read_ts = 0;
   Timestamp write_ts = 0;  // 0 for read-only commits
+  // Commit(kNoWait) only: the commit is synchronous, and not durable until
+  // TxnEngine::WaitDurable(write_ts) returns.
+  bool wait_durable = false;
 };
+
+// Commit's wait for durability (SetSyncCommit): in Commit, or left to the caller (kNoWait), who
+// must not let anyone learn of the commit before TxnEngine::WaitDurable(write_ts). A caller that
+// holds a mutex other fibers of its worker may take cannot wait in Commit: its fiber would park
+// holding it (cluster/fibers.h).
+enum class CommitWait { kDurable, kNoWait };
 
 class Txn {
  public:
@@ -124,7 +133,15 @@ class Txn {
   // A new zeroed object with room for `size` payload bytes, at the coordinator's machine.
   std::expected<Addr, TxnError> Alloc(size_t size);
   std::expected<void, TxnError> Free(Addr addr);
-  std::expected<CommitInfo, TxnError> Commit();
+  std::expected<CommitInfo, TxnError> Commit(CommitWait wait = CommitWait::kDurable);
+  // synchronous_commit (on by default): Commit returns only once this transaction, and every one
+  // with a smaller write timestamp (those it may have read from), is durable against a power
+  // loss (durability.h). Off: once its records are in the mapped logs, which a process crash
+  // keeps. What is set when Commit is called decides.
+  void SetSyncCommit(bool on) { sync_commit_ = on; }
+  // The commit is synchronous whatever SetSyncCommit says (catalog changes, sequence blocks:
+  // losing them would hand out an id twice or forget a table that data was committed into).
+  void RequireSyncCommit() { sync_required_ = true; }
   // Aborts; `reason` is what the counters and later calls report (the caller found the conflict,
   // e.g. a stale write it cannot re-apply).
   void Abort(AbortReason reason = AbortReason::kUser);
@@ -268,7 +285,9 @@ class Txn {
   // `read_only`: the check of a commit without writes (ValidateAtCommit above).
   bool ValidatePhase(bool read_only);
   bool CommitBackupPhase(Participants& p, Timestamp w);
-  bool CommitPrimaryPhase(Participants& p, Timestamp w);
+  // kOutOfSpace: the local primary's durable log had no room (nothing committed; the caller
+  // aborts); kInternal: no primary acknowledged (the outcome is unknown).
+  std::expected<void, TxnError> CommitPrimaryPhase(Participants& p, Timestamp w);
   void AbortPhase(Participants& p, bool backups_too);
   void ReleaseReservations(Participants& p);
   // After a failed LOCK with re-applicable writes (MarkReapplicable): what to do next.
@@ -292,6 +311,8 @@ class Txn {
   std::map<Addr, Validation> validate_;  // ValidateAtCommit
   std::vector<std::pair<Addr, uint32_t>> allocated_;  // (addr, slab-relative index) to undo
   int commit_tries_ = 0;  // LOCKs sent so far (MarkReapplicable)
+  bool sync_commit_ = true;
+  bool sync_required_ = false;
   std::vector<Addr> stale_writes_;
   Timestamp stale_head_ts_ = 0;  // the newest version among stale_writes_
 };

@@ -19,13 +19,13 @@ constexpr uint64_t kInitialBalance = 1000;
 // One transaction with recording; Read/Write return false once it has failed.
 class Recorded {
  public:
-  Recorded(Worker& w, TxnOptions o) {
+  Recorded(Worker& w, TxnOptions o, bool sync_commit = true) {
     rec_.isolation = o.isolation;
     rec_.strict = o.strict;
     rec_.begin_ns = RealNanos();
     auto t = w.Begin(o);
     if (t) txn_ = std::move(*t);
-    if (txn_) rec_.read_ts = txn_->read_ts();
+    if (txn_) txn_->SetSyncCommit(sync_commit), rec_.read_ts = txn_->read_ts();
   }
   bool ok() const { return txn_ && !failed_; }
   std::optional<uint64_t> Read(Addr a) {
@@ -79,7 +79,7 @@ TxnOptions DrawOptions(cluster::Rng& rng, const WorkloadOptions& o, bool read_on
 void RegistersTxn(Worker& w, cluster::Rng& rng, const WorkloadOptions& o,
                   const std::vector<Addr>& keys, uint64_t unique, std::vector<TxnRecord>* out) {
   bool ro = rng.Chance(o.read_only_fraction);
-  Recorded t(w, DrawOptions(rng, o, ro));
+  Recorded t(w, DrawOptions(rng, o, ro), o.sync_commit);
   int n = 1 + static_cast<int>(rng.Uniform(4));
   for (int i = 0; i < n; ++i) {
     Addr a = keys[rng.Uniform(keys.size())];
@@ -95,7 +95,7 @@ void RegistersTxn(Worker& w, cluster::Rng& rng, const WorkloadOptions& o,
 void BankTxn(Worker& w, cluster::Rng& rng, const WorkloadOptions& o, const std::vector<Addr>& keys,
              std::vector<TxnRecord>* out, std::string* error) {
   bool audit = rng.Chance(o.read_only_fraction);
-  Recorded t(w, DrawOptions(rng, o, audit));
+  Recorded t(w, DrawOptions(rng, o, audit), o.sync_commit);
   if (audit) {
     uint64_t sum = 0;
     size_t seen = 0;

@@ -34,6 +34,9 @@ struct WorkloadOptions {
   double read_only_fraction = 0.2;
   double snapshot_fraction = 0.0;    // share of transactions run under SI
   double non_strict_fraction = 0.0;  // share run non-strict
+  // Off: commits do not wait for the log to be on disk, so transactions overlap as they did
+  // before durability (timing-sensitive mutants need the overlap to show).
+  bool sync_commit = true;
 };
 
 struct WorkloadResult {

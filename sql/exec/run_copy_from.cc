@@ -5,6 +5,7 @@
 // CONTEXT line ("COPY t, line 3") is not sent: Error has no context field yet.
 #include <fmt/format.h>
 
+#include "cluster/crash_point.h"
 #include "sql/exec/run_dml.h"
 #include "sql/exec/run_statement.h"
 #include "sql/types/cast.h"
@@ -185,6 +186,7 @@ std::expected<StatementOutput, Error> RunCopyFrom(const CopyStmt& stmt, const In
       if (auto r = line_of(std::string_view(pending).substr(start, nl - start)); !r) failed = r.error();
     }
     pending.erase(0, start);
+    if (rows % 1024 == 0) cluster::CrashPoint("copy.rows");
     if (rows % 1024 == 0) {
       if (auto interrupted = ctx.CheckInterrupts(); !interrupted && !failed) failed = interrupted.error();
     }

@@ -134,6 +134,8 @@ std::optional<Error> TransactionBlock::FinishTxn(bool commit) {
     t->Abort();
     return std::nullopt;
   }
+  // The value in effect now (SET LOCAL included) decides, as in PostgreSQL.
+  t->SetSyncCommit(settings_.SynchronousCommit());
   auto committed = t->Commit();
   while (!committed && committed.error().code == txn::TxnErrorCode::kStaleWrites) {
     for (txn::Addr row : t->stale_writes()) {

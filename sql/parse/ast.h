@@ -366,6 +366,10 @@ struct VacuumStmt {
   std::vector<QualifiedName> relations;
 };
 
+// CHECKPOINT: every machine writes a checkpoint now (txn/FORMATS.md "Checkpoints"), as
+// PostgreSQL's writes one; a later restart replays only what comes after.
+struct CheckpointStmt {};
+
 // A statement that parsed but cannot run (not supported yet, or its analysis failed); running
 // it fails with `error`, so earlier statements of the same message still run first.
 struct UnsupportedStmt {
@@ -375,7 +379,7 @@ struct UnsupportedStmt {
 using StatementNode =
     std::variant<SelectStmt, SetStmt, ShowStmt, TransactionStmt, CopyStmt, CreateTableStmt, DropStmt, CreateIndexStmt,
                  AlterTableStmt, TruncateStmt, CreateSequenceStmt, InsertStmt, UpdateStmt, DeleteStmt, ExplainStmt,
-                 VacuumStmt, UnsupportedStmt>;
+                 VacuumStmt, CheckpointStmt, UnsupportedStmt>;
 
 struct Statement {
   StatementNode node;

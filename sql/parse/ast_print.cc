@@ -257,6 +257,7 @@ struct StatementPrinter {
     for (size_t i = 0; i < s.relations.size(); ++i) out += (i ? ", " : " ") + Name(s.relations[i]);
     return out;
   }
+  std::string operator()(const CheckpointStmt&) const { return "CHECKPOINT"; }
   std::string operator()(const UnsupportedStmt& s) const { return "UNSUPPORTED " + s.error.sqlstate + ": " + s.error.message; }
 };
 

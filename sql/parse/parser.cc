@@ -121,6 +121,8 @@ std::expected<StatementNode, Error> Transformer::TransformStatement(const PgQuer
       return AsNode(TransformDelete(*node.delete_stmt));
     case PG_QUERY__NODE__NODE_EXPLAIN_STMT:
       return AsNode(TransformExplain(*node.explain_stmt));
+    case PG_QUERY__NODE__NODE_CHECK_POINT_STMT:
+      return CheckpointStmt{};
     case PG_QUERY__NODE__NODE_VACUUM_STMT: {
       VacuumStmt vacuum;
       vacuum.is_vacuum = node.vacuum_stmt->is_vacuumcmd;
@@ -156,7 +158,6 @@ std::expected<StatementNode, Error> Transformer::TransformStatement(const PgQuer
       {PG_QUERY__NODE__NODE_UNLISTEN_STMT, "UNLISTEN"},
       {PG_QUERY__NODE__NODE_DISCARD_STMT, "DISCARD"},
       {PG_QUERY__NODE__NODE_DO_STMT, "DO"},
-      {PG_QUERY__NODE__NODE_CHECK_POINT_STMT, "CHECKPOINT"},
       {PG_QUERY__NODE__NODE_CALL_STMT, "CALL"},
   };
   for (const auto& [node_case, name] : kNames) {

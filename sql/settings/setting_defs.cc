@@ -44,6 +44,7 @@ const std::array kDefs = {
     SettingDef{"session_authorization", kString, "", "Sets the session user name.", true, true},
     SettingDef{"standard_conforming_strings", kBool, "on", "Causes '...' strings to treat backslashes literally.", false, true},
     SettingDef{"statement_timeout", kInt, "0", "Sets the maximum allowed duration of any statement.", false, false, false, true, 0, kIntMax},
+    SettingDef{"synchronous_commit", kEnum, "on", "Sets the current transaction's synchronization level.", false, false, false, false, 0, 0, "local,remote_write,remote_apply,on,off"},
     SettingDef{"TimeZone", kString, "UTC", "Sets the time zone for displaying and interpreting time stamps.", false, true},
     SettingDef{"transaction_isolation", kEnum, "serializable", "Sets the current transaction's isolation level.", false, false, false, false, 0, 0, kIsolations},
     SettingDef{"transaction_read_only", kBool, "off", "Sets the current transaction's read-only status.", false, false},
@@ -113,6 +114,11 @@ std::expected<std::string, Error> NormalizeInt(const SettingDef& def, std::strin
 
 std::expected<std::string, Error> NormalizeEnum(const SettingDef& def, std::string_view value) {
   std::string v = AsciiLower(Trim(value));
+  // PostgreSQL's synchronous_commit also takes these hidden spellings of on and off.
+  if (def.name == "synchronous_commit") {
+    if (v == "true" || v == "yes" || v == "1") return "on";
+    if (v == "false" || v == "no" || v == "0") return "off";
+  }
   std::string_view values = def.enum_values;
   while (!values.empty()) {
     size_t comma = values.find(',');

@@ -62,7 +62,7 @@ std::expected<Settings, Error> Settings::Create(const SessionOptions& options) {
   }
   s.hot_ = {s.Find("transaction_isolation"), s.Find("transaction_read_only"),
             s.Find("default_transaction_isolation"), s.Find("default_transaction_read_only"),
-            s.Find("farmdb.strict")};
+            s.Find("farmdb.strict"), s.Find("synchronous_commit")};
   return s;
 }
 

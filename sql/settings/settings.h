@@ -66,6 +66,9 @@ class Settings {
   const std::string& TransactionIsolation() const { return hot_.transaction_isolation->value; }
   bool TransactionReadOnly() const { return hot_.transaction_read_only->value == "on"; }
   bool Strict() const { return hot_.strict->value != "off"; }
+  // synchronous_commit: off acknowledges a commit before it is durable against a power loss;
+  // every other value (on, local, remote_write, remote_apply) waits for that (txn::Txn).
+  bool SynchronousCommit() const { return hot_.synchronous_commit->value != "off"; }
 
   // The settings that shape text input and output of values (parsed once per Generation()).
   const TextOptions& Text() const;
@@ -103,6 +106,7 @@ class Settings {
     const Entry* default_transaction_isolation = nullptr;
     const Entry* default_transaction_read_only = nullptr;
     const Entry* strict = nullptr;
+    const Entry* synchronous_commit = nullptr;
   };
   Hot hot_;
 

@@ -1,0 +1,147 @@
+// Checkpoints (FORMATS.md "Checkpoints"): images of the regions a machine holds, so that its
+// durable log can be truncated and a restart replays only what came after.
+//
+// A checkpoint is fuzzy: commits go on while it copies. It first takes, under progress_mu_
+// exclusive, the log position P below which every record's effect is in memory (the oldest
+// record of a transaction the participant still holds, or the log's end). Then, region by
+// region: a copy in which every object is one committed version (copied until its line versions
+// agree with its header; a locked head is its last committed version, copied with the lock bit
+// clear, for no lock outlives the process), with old-version pointers cleared (old versions do
+// not survive a restart); at the region's primary, the slab table with each slab's allocated
+// objects as they are in the copy. Before an image replaces the last one, the log is made
+// durable up to the clock's upper bound at the copy's end, so no image ever holds a transaction
+// that a power loss could take out of the log (recovery's cut would then split it). Last, the
+// machine state records P and the checkpoint, and the log segments wholly below P go.
+//
+// A replay from P installs a version only over an older one, so what the images hold already
+// is skipped.
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "cluster/codec.h"
+#include "cluster/crash_point.h"
+#include "cluster/fabric/word_copy.h"
+#include "txn/engine.h"
+#include "txn/object.h"
+#include "txn/slab.h"
+
+namespace farmdb::txn {
+
+using cluster::LoadWord;
+using cluster::RegionPlacement;
+
+namespace {
+// One committed version of the `lines`-line object at `src`, copied to `dst`: unlocked, old-
+// version pointer cleared. Returns whether it is allocated.
+bool CopyObject(const std::byte* src, std::byte* dst, uint32_t lines) {
+  const size_t size = size_t{lines} * kLineSize;
+  for (;;) {
+    cluster::CopyOut(src, dst, size);  // descending, so the header is read last (object.h)
+    uint64_t header;
+    std::memcpy(&header, dst, 8);
+    const Timestamp ts = HeaderTs(header);
+    bool consistent = true;
+    for (uint32_t k = 0; k < lines && consistent; ++k) {
+      uint64_t version;
+      std::memcpy(&version, dst + k * kLineSize + 56, 8);
+      consistent = version == ts;
+    }
+    if (consistent) {
+      header &= ~kLockBit;
+      std::memcpy(dst, &header, 8);
+      std::memset(dst + 8, 0, 8);
+      return HeaderAllocated(header);
+    }
+    std::this_thread::yield();  // an install in progress
+  }
+}
+}  // namespace
+
+void TxnEngine::CopyRegion(const RegionPlacement& p, std::vector<std::byte>& image, std::vector<std::byte>& meta) {
+  std::span<std::byte> src = machine_->LocalReplica(p.id);
+  image.resize(src.size());
+  meta.clear();
+  const bool primary = p.primary == machine_->id();
+  std::vector<std::byte> slabs;
+  cluster::ByteWriter w(&slabs);
+  uint32_t formatted = 0;
+  for (uint64_t base = 0; base + kSlabSize <= src.size(); base += kSlabSize) {
+    const uint64_t header = LoadWord(src.data() + base);
+    if ((header >> 32) != kSlabMagic) {
+      cluster::CopyOut(src.data() + base, image.data() + base, kSlabSize);
+      continue;
+    }
+    const uint32_t lines = static_cast<uint32_t>(header & 0xffffffff);
+    cluster::CopyOut(src.data() + base, image.data() + base, kSlabSize);  // header line, slack
+    std::vector<uint64_t> allocated((SlabCapacity(lines) + 63) / 64, 0);
+    for (uint32_t i = 0; i < SlabCapacity(lines); ++i) {
+      uint64_t off = base + 64 + uint64_t{i} * lines * kLineSize;
+      if (CopyObject(src.data() + off, image.data() + off, lines)) allocated[i / 64] |= uint64_t{1} << (i % 64);
+    }
+    if (!primary) continue;
+    ++formatted;
+    w.U32(static_cast<uint32_t>(base / kSlabSize)), w.U32(lines);
+    for (uint64_t word : allocated) w.U64(word);
+  }
+  if (!primary) return;
+  cluster::ByteWriter m(&meta);
+  m.U32(formatted);
+  m.Bytes(slabs);
+}
+
+std::expected<void, std::string> TxnEngine::Checkpoint() {
+  std::lock_guard one(checkpoint_mu_);
+  uint64_t start;
+  {
+    std::unique_lock quiet(progress_mu_);
+    start = active_lsns_.empty() ? wal_->end() : std::min(*active_lsns_.begin(), wal_->end());
+  }
+  Timestamp through = 0;
+  std::vector<std::byte> image, meta;
+  for (const RegionPlacement& p : machine_->LocalRegions()) {
+    CopyRegion(p, image, meta);
+    // Every commit installed in the copy took its W before this upper bound.
+    const Timestamp end = machine_->clock().Now().upper;
+    durability_->WaitDurable(end);
+    through = std::max(through, end);
+    if (auto written = machine_->WriteImage(p.id, image, meta); !written) return std::unexpected(written.error().message);
+    cluster::CrashPoint("checkpoint.image");
+  }
+  const std::string boot = machine_->files().BootId();
+  auto stored = machine_->UpdateState([&](cluster::MachineState& s) {
+    s.log_start = start;
+    s.checkpoint_ts = std::max(s.checkpoint_ts, through);
+    s.checkpoint_boot_id = boot;
+    // Runs whose records all lie below the new start are no longer read.
+    while (s.runs.size() > 1 && s.runs[1].log_start <= start) s.runs.erase(s.runs.begin());
+  });
+  if (!stored) return std::unexpected(stored.error().message);
+  wal_->DropBefore(start);
+  checkpoints_.fetch_add(1);
+  return {};
+}
+
+void TxnEngine::CheckpointLoop() {
+  auto last = std::chrono::steady_clock::now();
+  while (!stop_.load()) {
+    {
+      std::unique_lock l(checkpoint_wait_mu_);
+      checkpoint_wake_.wait_for(l, std::chrono::seconds(1), [&] { return stop_.load(); });
+    }
+    if (stop_.load()) break;
+    const cluster::MachineState state = machine_->State();
+    const uint64_t logged = wal_->end() - state.log_start;
+    // Several runs in the log: each began a segment, and recovery would read them all.
+    const bool due = logged >= options_.checkpoint_log_bytes || state.runs.size() > 2 ||
+                     (logged > 0 && std::chrono::steady_clock::now() - last >= options_.checkpoint_interval);
+    if (!due) continue;
+    if (auto done = Checkpoint(); !done) {
+      Log("event=checkpoint_failed machine=" + std::to_string(machine_->id()) + " error=\"" + done.error() + "\"");
+    }
+    last = std::chrono::steady_clock::now();
+  }
+}
+
+}  // namespace farmdb::txn
