@@ -235,13 +235,12 @@ def main():
         args.work_dir.mkdir(parents=True, exist_ok=True)
     args.work_dir = pathlib.Path(tempfile.mkdtemp(prefix=f"{args.suite}-{args.target}-",
                                                   dir=args.work_dir))
-    os.chmod(args.work_dir, 0o755)  # the postgres OS user must reach its cluster directory
 
     failures = []
     target = None
     try:
         target = (FarmdbTarget(args.farmdb_bin, args.work_dir) if args.target == "farmdb"
-                  else PostgresTarget(args.work_dir))
+                  else PostgresTarget())
         target.Start()
         print(f"{target.name} up on {target.host}:{target.port}", flush=True)
         idle = None
@@ -259,11 +258,12 @@ def main():
         failures.append(str(e))
     finally:
         if target is not None:
-            target.Close()
+            target.Close(keep=bool(failures))
 
     if failures:
-        print(f"\nFAILED: suite {args.suite} against {args.target} "
-              f"(work dir kept: {args.work_dir})", file=sys.stderr)
+        kept = ", ".join(str(d) for d in [args.work_dir] + (target.KeptDirs() if target else []))
+        print(f"\nFAILED: suite {args.suite} against {args.target} (kept: {kept})",
+              file=sys.stderr)
         for failure in failures:
             print(f"- {failure}", file=sys.stderr)
         return 1

@@ -138,7 +138,12 @@ class FarmdbTarget:
             self.proc.kill()
             self.proc.wait()
 
-    Close = Kill
+    def Close(self, keep):
+        """Kills the server; its directory is in the work directory, which the harness keeps."""
+        self.Kill()
+
+    def KeptDirs(self):
+        return []
 
     def Stop(self):
         """SIGTERM; the contract is exit 0 and farmdb.pid removed."""
@@ -169,11 +174,15 @@ class PostgresTarget:
 
     name = "postgres"
 
-    def __init__(self, work_dir):
+    def __init__(self):
         RequireFile(PG_BIN / "initdb", "PostgreSQL 15 server (Debian package postgresql-15)")
-        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="e2e-pg-", dir=work_dir))
-        # Unix socket paths are limited to 107 bytes: a short directory of its own in /tmp.
-        self.socket_dir = pathlib.Path(tempfile.mkdtemp(prefix="e2e-pg-sock-"))
+        # Not under the work directory: when we are root the server runs as the postgres user,
+        # who may not be able to reach the checkout (a clone under /root or any 0700 directory).
+        # A fresh directory in the system's temporary directory is reachable, and short enough
+        # for the Unix socket's path (107 bytes at most).
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="farmdb-e2e-pg-"))
+        self.socket_dir = self.dir / "socket"
+        self.socket_dir.mkdir()
         self.data_dir = self.dir / "data"
         self.log_path = self.dir / "postgres.log"
         self.proc = None
@@ -252,9 +261,14 @@ class PostgresTarget:
             self.proc.kill()
             self.proc.wait()
 
-    def Close(self):
+    def Close(self, keep):
+        """Kills the server; removes its directory unless keep (a failed run: see KeptDirs)."""
         self.Kill()
-        shutil.rmtree(self.socket_dir, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def KeptDirs(self):
+        return [self.dir]
 
     def Stop(self):
         if self.proc.poll() is not None:
