@@ -146,8 +146,8 @@ std::expected<uint64_t, cluster::FileError> TxnEngine::LogRecord(std::span<const
 std::expected<void, cluster::FileError> TxnEngine::LogLocalCommit(const Record& commit,
                                                                   std::span<const RecordObject> objects,
                                                                   uint64_t chunk_limit) {
-  // A bulk load's values go in LOCK records of at most chunk_limit bytes, then a COMMIT-PRIMARY
-  // without objects; recovery takes the values of a committed transaction from both.
+  // A bulk load's values go in LOCK records of at most chunk_limit bytes, the last chunk in the
+  // COMMIT-PRIMARY itself; recovery takes the values of a committed transaction from both.
   Record lock;
   lock.type = RecordType::kLock;
   lock.txn = commit.txn;

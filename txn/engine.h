@@ -10,18 +10,20 @@
 //
 // Engines are opened together, one per machine of an in-process cluster (OpenAll): each reads
 // its durable log, they decide together which transactions of earlier runs committed, and each
-// replays those onto its region images (recovery.cc; FORMATS.md "Recovery"). Engines of
-// different clusters are independent. TxnEngine is thread-safe; participant state is touched
-// only by the participant thread.
+// replays those onto its region memory, mapped from the images (recovery.cc; FORMATS.md
+// "Recovery"). Engines of different clusters are independent. TxnEngine is thread-safe;
+// participant state is touched only by the participant thread.
 //
 // Durable log. Every record a participant receives is copied into the log before the
 // participant acts on it and before it leaves the ring, so what a coordinator was told landed
-// (FaRM's NIC ack) survives a crash: in the ring until consumed, in the log after. The local
-// participant writes its own: a coordinator that is primary for some of its objects appends one
-// COMMIT-PRIMARY record carrying their new values (in several records for a bulk load: LOCK
-// records with the values, then COMMIT-PRIMARY) before it installs them. Nothing is logged for a
-// transaction that does not commit locally: region memory does not outlive the process (it is
-// rebuilt from images and the log), so locks and aborted attempts leave no trace to undo.
+// (FaRM's NIC ack) survives a crash: in the ring until consumed, in the log after. On a full
+// disk a record stays in its ring, except a LOCK, which is consumed unlogged and refused
+// (LockOutcome::kNoSpace). The local participant writes its own: a coordinator that is primary
+// for some of its objects appends one COMMIT-PRIMARY record carrying their new values (for a
+// bulk load, LOCK records of at most an eighth of the own ring with the values, the last part
+// in the COMMIT-PRIMARY) before it installs them. Nothing is logged for a transaction that does
+// not commit locally: region memory does not outlive the process (it is rebuilt from images and
+// the log), so locks and aborted attempts leave no trace to undo.
 // Appends and the memory effects they describe happen under progress_mu_ shared, so a checkpoint
 // (exclusive, briefly) finds a log position below which every record's effect is in memory.
 //
