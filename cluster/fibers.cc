@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -499,17 +500,20 @@ void FiberPool::Event::NotifyAll() {
     fibers.swap(fibers_);
     threads_.notify_all();
   }
-  std::vector<Worker*> rung;
-  for (Fiber* f : fibers) {
-    Worker* w = f->worker;
+  // A worker gets all its fibers in one hand-over and then one wake-up: a wake-up before a later
+  // hand-over could be taken (the eventfd drained, `woken` emptied) before that hand-over lands,
+  // and nothing would wake the worker for it.
+  std::ranges::sort(fibers, std::less<>{}, &Fiber::worker);
+  for (auto first = fibers.begin(); first != fibers.end();) {
+    Worker* w = (*first)->worker;
+    auto last = std::find_if(first, fibers.end(), [w](Fiber* f) { return f->worker != w; });
     {
       std::lock_guard l(w->mu);
-      w->woken.push_back(f);
+      w->woken.insert(w->woken.end(), first, last);
     }
-    if (std::ranges::find(rung, w) != rung.end()) continue;
-    rung.push_back(w);
     uint64_t one = 1;
     [[maybe_unused]] ssize_t written = ::write(w->wake, &one, sizeof one);
+    first = last;
   }
 }
 

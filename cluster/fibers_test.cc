@@ -415,5 +415,42 @@ TEST(FiberPoolTest, ParkedFibersKeepTheirStacks) {
   EXPECT_EQ(sum_b.load(), 1 + 100 * 101 / 2);
 }
 
+
+// Every fiber waiting on an Event wakes at each NotifyAll, however the hand-over of several
+// fibers to one worker interleaves with that worker waking up for the first of them: a
+// commit's sync wakes all the sessions that wait for it.
+TEST(FiberPoolTest, AnEventWakesEveryWaitingFiber) {
+  constexpr int kFibers = 8, kRounds = 3000;
+  FiberPool::Event event;
+  std::atomic<int> round{0}, arrived{0};
+  {
+    FiberPool pool(1);
+    for (int i = 0; i < kFibers; ++i) {
+      pool.Spawn([&] {
+        for (int r = 1; r <= kRounds; ++r) {
+          event.Wait([&] { return round.load() >= r; });
+          arrived.fetch_add(1);
+        }
+      });
+    }
+    for (int r = 1; r <= kRounds; ++r) {
+      std::this_thread::sleep_for(std::chrono::microseconds(20));  // for the fibers to park
+      round.store(r);
+      event.NotifyAll();
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (arrived.load() < r * kFibers && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+      if (arrived.load() < r * kFibers) {
+        ADD_FAILURE() << "round " << r << ": " << r * kFibers - arrived.load()
+                      << " fibers never woke";
+        round.store(kRounds);  // the others' wake-up takes the stranded along, so the pool ends
+        event.NotifyAll();
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace farmdb::cluster
