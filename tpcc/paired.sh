@@ -19,6 +19,9 @@
 # FARMDB_TPCC_WARMUP (10 s), FARMDB_TPCC_SECONDS (30 s per run), FARMDB_TPCC_ROUNDS (4),
 # FARMDB_TPCC_LOADERS (2). farmdb runs SERIALIZABLE, PostgreSQL READ COMMITTED with
 # synchronous_commit=off, as in side_by_side.sh, over TCP on the loopback.
+# FARMDB_TPCC_DURABLE=on|off: both servers durable instead, their data on FARMDB_BENCH_DIR
+# (default /var/tmp, a disk file system), PostgreSQL with its defaults (fsync on), both with that
+# synchronous_commit.
 set -euo pipefail
 
 [ $# -eq 2 ] || { echo "usage: $0 path/to/farmdb path/to/tpcc" >&2; exit 2; }
@@ -34,9 +37,15 @@ seconds=${FARMDB_TPCC_SECONDS:-30}
 rounds=${FARMDB_TPCC_ROUNDS:-4}
 loaders=${FARMDB_TPCC_LOADERS:-2}
 
+durable=${FARMDB_TPCC_DURABLE:-}
+if [ -n "$durable" ]; then
+  export FARMDB_BENCH_DIR=${FARMDB_BENCH_DIR:-/var/tmp}
+  [ "$(stat -f -c %T "$FARMDB_BENCH_DIR")" != tmpfs ] || { echo "FARMDB_BENCH_DIR is a tmpfs" >&2; exit 2; }
+  bench_pg_base=() bench_farmdb_base=()
+fi
 bench_init
-bench_start_farmdb "$farmdb"
-bench_start_postgres -c synchronous_commit=off -c shared_buffers=1GB
+bench_start_farmdb "$farmdb" ${durable:+-o synchronous_commit=$durable}
+bench_start_postgres -c synchronous_commit="${durable:-off}" -c shared_buffers=1GB
 farmdb_dsn="host=127.0.0.1 port=$farmdb_port user=postgres dbname=postgres"
 pg_dsn="host=127.0.0.1 port=$pg_port user=postgres dbname=postgres"
 for dsn in "$farmdb_dsn" "$pg_dsn"; do

@@ -3,11 +3,13 @@
 # bench_cleanup (installed as the EXIT trap by bench_init) stops and removes.
 #
 #   bench_init                     make $bench_work, trap EXIT
-#   bench_start_farmdb BIN [ARGS]  start farmdb on a free port -> $farmdb_port
-#                                  (and its Unix-domain socket in $bench_work, as PostgreSQL's)
+#   bench_start_farmdb BIN [ARGS]  start farmdb on a free port -> $farmdb_port ($bench_farmdb_base,
+#                                  synchronous_commit=off unless the caller empties it, then ARGS;
+#                                  its Unix-domain socket in $bench_work, as PostgreSQL's)
 #   bench_stop_farmdb              stop it and remove its data, so another can start
-#   bench_start_postgres [-c ...]  initdb + start PostgreSQL 15 (fsync=off plus the given
-#                                  settings) -> $pg_port, $pg_pid (the postmaster);
+#   bench_start_postgres [-c ...]  initdb + start PostgreSQL 15 ($bench_pg_base, fsync=off unless
+#                                  the caller empties it, plus the given settings) -> $pg_port,
+#                                  $pg_pid (the postmaster);
 #                                  $bench_postgres_exe, if set, is run instead of the postgres
 #                                  executable (a wrapper: valgrind)
 #   bench_pause SIGNAL SERVER      SIGSTOP or SIGCONT farmdb or postgres (all its processes), so
@@ -25,11 +27,9 @@
 # PostgreSQL runs as the postgres user when this runs as root (initdb refuses root).
 #
 # The work directory, and with it both servers' data directories, is on /dev/shm (tmpfs) when
-# that exists, else /tmp; FARMDB_BENCH_DIR overrides. Neither server makes its data durable here
-# (PostgreSQL runs with fsync=off, farmdb has no recovery yet), and on a disk file system
-# farmdb's memory-mapped regions pay a write fault on every page the kernel writes back: once the
-# dirty pages pass vm.dirty_background_ratio (3 machines with 8 TPC-C warehouses do) that halves
-# its throughput (tpcc/RESULTS.md, "Region files on a disk file system").
+# that exists, else /tmp; FARMDB_BENCH_DIR overrides (sql/bench/durable.sh puts both on the disk).
+# By default both servers commit without waiting for their logs (synchronous_commit=off), so the
+# in-memory comparisons measure the engines, not the file system under them.
 
 bench_pgbin=/usr/lib/postgresql/15/bin
 bench_py=/usr/bin/python3
@@ -64,12 +64,15 @@ bench_free_port() {
   "$bench_py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+bench_farmdb_base=(-o synchronous_commit=off)
+
 # farmdb prints one ready line with its address once it accepts connections (port 0 = any).
 bench_start_farmdb() {
   local bin=$1
   shift
   mkfifo "$bench_work/ready"
-  "$bin" -p 0 -D "$bench_work/farmdb" --log-level warn -o unix_socket_directories="$bench_work" "$@" \
+  "$bin" -p 0 -D "$bench_work/farmdb" --log-level warn -o unix_socket_directories="$bench_work" \
+    "${bench_farmdb_base[@]}" "$@" \
     >"$bench_work/ready" \
     2>"$bench_work/farmdb.log" &
   bench_farmdb_pid=$!
@@ -91,8 +94,10 @@ bench_stop_farmdb() {
   rm -rf "$bench_work/farmdb" "$bench_work/ready"
 }
 
+bench_pg_base=(-c fsync=off)
+
 bench_start_postgres() {
-  local settings=(-c fsync=off "$@")
+  local settings=("${bench_pg_base[@]}" "$@")
   pg_port=$(bench_free_port)
   bench_as_pg "$bench_pgbin/initdb" -D "$bench_work/pg" -U postgres -A trust >/dev/null
   bench_as_pg "$bench_pgbin/pg_ctl" -D "$bench_work/pg" -l "$bench_work/pg.log" -w -t 300 \
