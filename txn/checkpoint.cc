@@ -104,7 +104,7 @@ std::expected<void, std::string> TxnEngine::Checkpoint() {
     CopyRegion(p, image, meta);
     // Every commit installed in the copy took its W before this upper bound.
     const Timestamp end = machine_->clock().Now().upper;
-    durability_->WaitDurable(end);
+    if (!durability_->WaitDurable(end)) return std::unexpected("stopping: not every machine's log reached the copy");
     through = std::max(through, end);
     if (auto written = machine_->WriteImage(p.id, image, meta); !written) return std::unexpected(written.error().message);
     cluster::CrashPoint("checkpoint.image");

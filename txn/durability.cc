@@ -78,11 +78,17 @@ Timestamp Durability::Watermark() {
   return now ? now->lower - 1 : 0;
 }
 
-void Durability::WaitDurable(Timestamp w) {
-  if (ClusterDurable() >= w) return;
+bool Durability::WaitDurable(Timestamp w) {
+  if (ClusterDurable() >= w) return true;
   if (peers_.demand) peers_.demand(w);
   Demand(w);
-  durable_.Wait([&] { return ClusterDurable() >= w; });
+  durable_.Wait([&] { return ClusterDurable() >= w || abandoned_.load(); });
+  return ClusterDurable() >= w;
+}
+
+void Durability::AbandonWaits() {
+  abandoned_.store(true);
+  durable_.NotifyAll();
 }
 
 void Durability::Demand(Timestamp w) {

@@ -80,8 +80,12 @@ class Durability {
   Timestamp Enter();
   void Leave(Timestamp placeholder);
 
-  // Until every transaction with W <= w is durable, in every machine's log.
-  void WaitDurable(Timestamp w);
+  // Until every transaction with W <= w is durable, in every machine's log, or the waits are
+  // abandoned (AbandonWaits). Returns whether they are durable.
+  bool WaitDurable(Timestamp w);
+  // Ends every wait, now and later, that is not yet satisfied: the engine is stopping, and a
+  // stamp it waits for may never come (a peer's engine stopped first).
+  void AbandonWaits();
   // Another machine waits for w (its demand, forwarded by the engine).
   void Demand(Timestamp w);
   // A WATERMARK record from `from` was consumed: its records up to `x` are in this log.
@@ -128,6 +132,7 @@ class Durability {
   Timestamp last_stamp_ = 0;  // guarded by sync_mu_
   std::atomic<Timestamp> durable_stamp_{0};
   std::atomic<uint64_t> syncs_{0};
+  std::atomic<bool> abandoned_{false};
   cluster::FiberPool::Event durable_;
   std::thread syncer_;
 };

@@ -78,6 +78,8 @@ TxnEngine::~TxnEngine() {
     std::lock_guard l(checkpoint_wait_mu_);
     checkpoint_wake_.notify_all();
   }
+  // A checkpoint may wait for a stamp of a machine whose engine stopped first; it gives up.
+  if (durability_) durability_->AbandonWaits();
   if (checkpointer_.joinable()) checkpointer_.join();
   if (poller_.joinable()) {
     poller_.join();

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <set>
 #include <thread>
@@ -263,6 +264,27 @@ TEST_P(RecoveryTest, CheckpointsTruncateTheLogAndRestartFromThem) {
   uint64_t max_seen = 0;
   CheckRecovered(c, l, acked, &max_seen);
   EXPECT_EQ(max_seen, 1'000'000u);
+}
+
+// Engines stop one by one. One whose checkpoint waits for the stamp of a machine whose engine
+// stopped first gives the checkpoint up instead of waiting for that stamp forever.
+TEST(CheckpointStopTest, AnEngineStopsWhileItsCheckpointWaitsForAStoppedMachine) {
+  TempDir dir;
+  EngineOptions e = Small();
+  e.checkpoint_interval = std::chrono::seconds(0);  // a checkpoint each second once anything is logged
+  TestCluster c(Options(dir.path, 3), e);
+  {
+    auto w = c.engine(1).NewWorker();
+    auto t = *w->Begin({});
+    Addr a = *t->Alloc(8);
+    ASSERT_TRUE(t->Write(a, U64Bytes(1)) && t->Commit());
+  }
+  c.StopEngine(0);
+  // Machine 1's next checkpoint starts within a second and waits for machine 0's stamp.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  auto stopped = std::async(std::launch::async, [&] { c.StopEngine(1); });
+  ASSERT_EQ(stopped.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "machine 1's engine did not stop: its checkpoint still waits for machine 0";
 }
 
 INSTANTIATE_TEST_SUITE_P(Machines, RecoveryTest, ::testing::Values(1, 3),

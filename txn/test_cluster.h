@@ -27,6 +27,8 @@ class TestCluster {
   cluster::LocalCluster& cluster() { return cluster_; }
   TxnEngine& engine(MachineId m) { return *engines_[m]; }
   int size() const { return cluster_.size(); }
+  // Destroys machine m's engine (a clean stop of that one); engine(m) is invalid afterwards.
+  void StopEngine(MachineId m) { engines_[m].reset(); }
   // Sum of a counter over all engines.
   uint64_t Commits();
   uint64_t Aborts(AbortReason r);
