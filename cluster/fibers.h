@@ -6,7 +6,8 @@
 // pgbench does) puts its thread to sleep in recv and the client's next message wakes it: 7.4
 // sleeps per TPC-B-like transaction. A worker that finds its fiber's socket empty runs the
 // next ready fiber instead, and sleeps in epoll_wait only when none is ready: 1.6 sleeps per
-// transaction, and about a sixth less server CPU (sql/bench/RESULTS.md, "Fibers").
+// transaction, and about a sixth less server CPU (sql/bench/RESULTS.md, "What limits the
+// figures").
 //
 // What waits through the pool: a socket becoming readable or writable (WaitFd), a send (Send:
 // until the worker's round of ready fibers ends), a sleep (SleepFor), a long computation's
@@ -56,7 +57,7 @@ class FiberPool {
   // them. Why: left to the kernel, both workers of a 2-core machine at times share one core
   // while the other runs only the clients, and a worker moves between cores with its sessions'
   // data; pinned, farmdb took less CPU per TPC-B-like transaction and had no slow runs
-  // (sql/bench/RESULTS.md, "Pinned workers").
+  // (sql/bench/RESULTS.md, "What limits the figures").
   explicit FiberPool(int workers, bool pin_to_cpus = false, size_t stack_bytes = size_t{8} << 20);
   // Waits until every body has returned; the owner makes them return (the server shuts their
   // sockets).

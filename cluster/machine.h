@@ -60,7 +60,7 @@ struct MachineOptions {
   std::chrono::microseconds sync_interval{500};  // the others' clock sync and GC reports
   // The CM's own tick, which only advances GC (its clock is master time). GC may lag by a few
   // ticks; waking 2,000 times a second instead cost a single machine 2-3 us of CPU per pgbench
-  // transaction (sql/bench/RESULTS.md, "Fewer wake-ups").
+  // transaction (sql/bench/RESULTS.md, "What limits the figures").
   std::chrono::microseconds gc_interval{5000};
 };
 

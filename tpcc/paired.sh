@@ -9,7 +9,7 @@
 # moves between them: there the ratio swung from 1.96x to 2.44x in two runs of the same build
 # (tpcc/RESULTS.md). Here the two halves of a pair run within a minute of each other, and the
 # alternating order cancels a steady drift. That is not all of the host's noise: on the 2-core
-# machine of RESULTS.md ("Paired runs") rounds a minute apart still differed by up to a third,
+# machine of RESULTS.md ("Measuring") rounds a minute apart still differed by up to a third,
 # so take the median of several rounds, and of more than one run. Both databases grow by the
 # same runs. Prints a Markdown table; nothing is written to RESULTS.md.
 #

@@ -8,7 +8,7 @@
 #                                            shared_buffers=1GB so the data stays in memory)
 # Each gets a fresh server, `tpcc load`, then `tpcc run` (which ends with the consistency
 # checks). Rewrites its section of tpcc/RESULTS.md (results.sh; the text around it is kept) and
-# puts the timeline PNGs in tpcc/results/.
+# puts each configuration's full report and timeline in tpcc/results/.
 #
 #   tpcc/side_by_side.sh path/to/farmdb path/to/tpcc      (release builds; ./dev tpcc does this)
 #
@@ -107,25 +107,23 @@ row() {
     "$(value "$name" retry_rate_percent)% | $(value "$name" NewOrder_p50_ms) / $(value "$name" NewOrder_p90_ms) / $(value "$name" NewOrder_p99_ms) |" \
     "$(cpu_per_txn "$name") | $(loaded "$name") | $(value "$name" checks) |"
 }
-report() {  # NAME LABEL: the run's full report, then its timeline
-  echo
-  echo "### $2"
-  echo
-  echo '```'
-  sed -n '/^transaction/,$p' "$bench_work/$1.out"
-  echo '```'
-  echo
-  echo "![$2 timeline](results/$1$suffix.png)"
+# report NAME LABEL: the run's full report into tpcc/results/NAME.txt, and a line linking it
+# and its timeline (RESULTS.md keeps only the table).
+report() {
+  sed -n '/^transaction/,$p' "$bench_work/$1.out" >"$plots/$1$suffix.txt"
+  echo "- $2: [report](results/$1$suffix.txt), [timeline](results/$1$suffix.png)"
 }
 pg_nos=$(value postgres new_orders_per_s)
 generated=$(
-  echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC on $(bench_machine)."
+  echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC on $(bench_machine), commit $(git -C "$here" rev-parse --short HEAD)."
   echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
   echo
   echo "Command: \`$command\` (or \`./dev tpcc\` with the same environment)."
   echo
   echo "$warehouses warehouses, $connections connections, ${warmup} s warm-up, ${seconds} s measured, no keying or think time," \
-    "pipelined batches, seed 1, over $transport_text. Every configuration starts from a fresh server and the same load."
+    "pipelined batches, seed 1, over $transport_text. Every configuration starts from a fresh server and the same load." \
+    "Data on $(stat -f -c %T "$bench_work" | sed 's,ext2/ext3,ext4,'); neither server waits for its log: farmdb with" \
+    "synchronous_commit=off, PostgreSQL with synchronous_commit=off, fsync=off and shared_buffers=1GB."
   echo
   echo "| configuration | isolation | new-orders/s | tpmC | committed tx/s | retry rate | New-Order p50 / p90 / p99 ms | server CPU ms per tx | load | checks |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -142,6 +140,7 @@ generated=$(
   echo "Ratios of new-orders/s: farmdb 1 machine / PostgreSQL = $(bench_ratio "$(value farmdb1 new_orders_per_s)" "$pg_nos")" \
     "(snapshot isolation: $(bench_ratio "$(value farmdb1_si new_orders_per_s)" "$pg_nos")), farmdb 3 machines / PostgreSQL =" \
     "$(bench_ratio "$(value farmdb3 new_orders_per_s)" "$pg_nos")."
+  echo
   report farmdb1 "farmdb, 1 machine"
   report farmdb1_si "farmdb, 1 machine, snapshot isolation"
   report farmdb3 "farmdb, 3 machines, 3-way replication"

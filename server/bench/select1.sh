@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): SELECT 1 over the extended protocol (pgbench -M prepared), farmdb
 # against PostgreSQL 15 on the same machine in the same run; prints both TPS and the ratio and
-# appends the run to RESULTS.md beside this script.
+# puts the run in RESULTS.md's table beside this script, in place of the run there.
 #
 #   server/bench/select1.sh path/to/farmdb        (use a release build)
 #
@@ -41,19 +41,11 @@ echo "farmdb:        $farmdb_tps tps"
 echo "PostgreSQL 15: $pg_tps tps"
 echo "ratio farmdb/PostgreSQL: $ratio"
 
+# The table in RESULTS.md holds the latest run: its row replaces the rows there.
 results="$here/RESULTS.md"
-if [ ! -f "$results" ]; then
-  cat >"$results" <<'HEADER'
-# server/bench/select1.sh results
-
-SELECT 1 through the extended protocol (`pgbench -M prepared`), farmdb (release build) and a
-scratch PostgreSQL 15 (fsync=off) run one after the other on the same machine in one run.
-Runs are appended by the script; compare ratios, not absolute numbers, across machines. The
-development machine is shared with parallel builds, so single runs there are noisy.
-
-| date (UTC) | machine | command | farmdb tps | PostgreSQL tps | farmdb/PostgreSQL |
-|---|---|---|---|---|---|
-HEADER
-fi
-machine=$(bench_machine)
-echo "| $(date -u '+%Y-%m-%d %H:%M') | $machine | \`$command\` | $farmdb_tps | $pg_tps | $ratio |" >>"$results"
+row="| $(date -u '+%Y-%m-%d %H:%M') | $(git -C "$here" rev-parse --short HEAD) | $(bench_machine) | \`$command\` | $farmdb_tps | $pg_tps | $ratio |"
+awk -v row="$row" '
+  !done && /^\|---/ { print; print row; skipping = 1; done = 1; next }
+  skipping && /^\| [0-9]/ { next }
+  { skipping = 0; print }' "$results" >"$results.new"
+mv "$results.new" "$results"

@@ -7,8 +7,8 @@
 # table and the median ratio; nothing is written to RESULTS.md.
 #
 # pgbench.sh runs its configurations minutes apart, one run each, and the host's speed moves in
-# between: its TPC-B-like ratio at READ COMMITTED over the socket was 1.99x at 17:48 and 1.61x at
-# 20:46 on 2026-11-29 with nearly the same server (RESULTS.md). A pair runs within a minute and
+# between: its TPC-B-like ratio at READ COMMITTED over the socket was 1.99x and 1.61x in two runs
+# three hours apart on 2026-11-29 with nearly the same server. A pair runs within a minute and
 # the alternating order cancels a steady drift, as in tpcc/paired.sh.
 #
 #   sql/bench/paired.sh path/to/farmdb        (use a release build)

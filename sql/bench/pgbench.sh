@@ -3,7 +3,8 @@
 # (synchronous_commit=off, fsync=off) on the same machine in one run: `pgbench -i`, then the
 # select-only script (-S) and the default TPC-B-like script, both with -M prepared and the same
 # clients, the server not being measured stopped (SIGSTOP) meanwhile. Prints the figures and
-# ratios and appends a row per configuration to RESULTS.md beside this script.
+# ratios and puts a row per configuration in RESULTS.md's "pgbench tps" table beside this script,
+# in place of the previous run's.
 #
 #   sql/bench/pgbench.sh path/to/farmdb        (use a release build)
 #
@@ -19,7 +20,7 @@
 # Transports: every configuration runs over TCP on the loopback (-h 127.0.0.1) and over a
 # Unix-domain socket (pgbench's default transport; both servers' sockets are in the work
 # directory). A round trip costs a server and pgbench kernel work that depends on the
-# transport (TCP's is larger; RESULTS.md "Transports" measures it). Every server is loaded
+# transport (TCP's is larger; RESULTS.md, "What limits the figures"). Every server is loaded
 # afresh for each transport, so no run meets tables that another run has grown.
 #
 # TPC-B-like runs with --max-tries: every transaction updates one of `scale` branch rows, so
@@ -101,31 +102,25 @@ done
 
 # PostgreSQL's row of the same transport: the last of each transport's group.
 pg_of() { echo $(((${transport_of[$1]} + 1) * ${#systems[@]} - 1)); }
-# Rows go at the end of RESULTS.md, so its table of runs stays the last thing in the file.
+# The table under "## pgbench tps" in RESULTS.md (the file's last section) holds the latest run:
+# its rows replace the rows there.
 results="$here/RESULTS.md"
-if [ ! -f "$results" ]; then
-  cat >"$results" <<'HEADER'
-# sql/bench/pgbench.sh results
-
-Unmodified pgbench 15 against farmdb (release build, single node) and a scratch PostgreSQL 15
-(synchronous_commit=off, fsync=off), one after the other on the same machine in one run, same
-scale and clients. Per server: `pgbench -i -s SCALE`, then per configuration
-`pgbench -n -M prepared -S -c CLIENTS -j 2 -T SECONDS` (select-only) and
-`pgbench -n -M prepared -c CLIENTS -j 2 -T SECONDS --max-tries=100` (TPC-B-like).
-Runs are appended by `sql/bench/pgbench.sh build/release/server/farmdb` (or `./dev bench`);
-compare ratios, not absolute numbers, across machines. Ratios are against PostgreSQL's row of
-the same run and transport (TCP on the loopback, or a Unix-domain socket; rows before
-2026-11-28 are all TCP).
-
-| date (UTC) | machine | scale, clients, seconds | configuration | select-only tps | ratio | TPC-B-like tps | ratio | retried / failed |
-|---|---|---|---|---|---|---|---|---|
-HEADER
-fi
+grep -q '^## pgbench tps' "$results" || { echo "$results has no '## pgbench tps' section" >&2; exit 1; }
 stamp=$(date -u '+%Y-%m-%d %H:%M')
+commit=$(git -C "$here" rev-parse --short HEAD)
+rows=""
 for i in "${!names[@]}"; do
   pg=$(pg_of "$i")
   select_ratio=$(bench_ratio "${select_tps[$i]}" "${select_tps[$pg]}")
   tpcb_ratio=$(bench_ratio "${tpcb_tps[$i]}" "${tpcb_tps[$pg]}")
   echo "${names[$i]}: select-only ${select_tps[$i]} tps (x$select_ratio), TPC-B-like ${tpcb_tps[$i]} tps (x$tpcb_ratio), retried ${tpcb_retried[$i]:-0}%, failed ${tpcb_failed[$i]:-0}%"
-  echo "| $stamp | $(bench_machine) | $scale, $clients, $seconds | ${names[$i]} | ${select_tps[$i]} | $select_ratio | ${tpcb_tps[$i]} | $tpcb_ratio | ${tpcb_retried[$i]:-0}% / ${tpcb_failed[$i]:-0}% |" >>"$results"
+  rows+="| $stamp | $commit | $(bench_machine) | $scale, $clients, $seconds | ${names[$i]} | ${select_tps[$i]} | $select_ratio | ${tpcb_tps[$i]} | $tpcb_ratio | ${tpcb_retried[$i]:-0}% / ${tpcb_failed[$i]:-0}% |"$'\n'
 done
+ROWS="$rows" "$bench_py" - "$results" <<'PY'
+import os, sys
+path = sys.argv[1]
+lines = open(path).read().split("\n")
+at = next(i for i, l in enumerate(lines) if l.startswith("## pgbench tps"))
+sep = next(i for i in range(at, len(lines)) if lines[i].startswith("|---"))
+open(path, "w").write("\n".join(lines[: sep + 1]) + "\n" + os.environ["ROWS"])
+PY
