@@ -5,6 +5,8 @@
 #include <optional>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <map>
 
 #include "cluster/crc32c.h"
 #include "cluster/crash_point.h"
@@ -51,12 +53,29 @@ std::expected<std::unique_ptr<Wal>, FileError> Wal::Open(Files* files, std::file
                                                          WalOptions options, uint64_t from,
                                                          const std::function<void(const WalRecord&)>& each, bool whole) {
   std::unique_ptr<Wal> wal(new Wal(files, std::move(dir), options));
+  // A segment of another size is one whose creation (open, allocate, map) a crash cut short. It
+  // holds no record, since nothing is appended to a segment before it is whole; as the newest
+  // segment it goes, anywhere else it is damage.
+  std::map<uint64_t, std::filesystem::path> unfinished;
   for (const std::string& name : files->List(wal->dir_)) {
     auto start = ParseSegmentName(name);
     if (!start) continue;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(wal->dir_ / name, ec);
+    if (!ec && size != options.segment_size) {
+      unfinished[*start] = wal->dir_ / name;
+      continue;
+    }
     auto file = files->Open(wal->dir_ / name, MapMode::kShared);
     if (!file) return std::unexpected(file.error());
     wal->segments_[*start] = Segment{*start, std::move(*file)};
+  }
+  for (const auto& [start, path] : unfinished) {
+    if (start != unfinished.rbegin()->first || (!wal->segments_.empty() && wal->segments_.rbegin()->first > start)) {
+      return std::unexpected(FileError{0, "log segment " + path.string() + " is not " +
+                                              std::to_string(options.segment_size) + " bytes long"});
+    }
+    if (auto removed = files->Remove(path); !removed) return std::unexpected(removed.error());
   }
   auto scanned = wal->Scan(from, ~uint64_t{0}, each);
   if (!scanned) return std::unexpected(scanned.error());

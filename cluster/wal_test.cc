@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -173,6 +174,31 @@ TEST(WalTest, AMissingSegmentIsAnErrorNamingIt) {
   auto from_gone = Wal::Open(&files, dir.path, {kSegment}, 100, [](const WalRecord&) {});
   ASSERT_FALSE(from_gone);
   EXPECT_NE(from_gone.error().message.find("missing"), std::string::npos) << from_gone.error().message;
+}
+
+// A crash while a segment is being made (opened, not yet allocated) leaves a short file: as the
+// newest segment it is dropped and the log opens; a short segment before others is damage.
+TEST(WalTest, AnUnfinishedNewestSegmentIsDroppedAndAShortOneElsewhereRefused) {
+  TempDir dir;
+  FullDiskFiles files;
+  constexpr uint64_t kSegment = 64 << 10;
+  {
+    std::unique_ptr<Wal> wal;
+    ReadAll(files, dir.path, kSegment, 0, &wal);
+    for (uint64_t i = 1; i <= 200; ++i) ASSERT_TRUE(Append(*wal, i, 800));
+  }
+  uint64_t newest = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path)) {
+    newest = std::max<uint64_t>(newest, std::stoull(e.path().filename().string(), nullptr, 16));
+  }
+  char name[17];
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(newest + kSegment));
+  std::ofstream(dir.path / name).close();  // created, never allocated
+  EXPECT_EQ(ReadAll(files, dir.path, kSegment), Range(1, 200));
+  std::filesystem::resize_file(dir.path / "0000000000010000", 0);
+  auto refused = Wal::Open(&files, dir.path, {kSegment}, 0, [](const WalRecord&) {});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("0000000000010000 is not"), std::string::npos) << refused.error().message;
 }
 
 // A full disk fails appends that need a new segment; stamps still fit the segment's reserve, so
