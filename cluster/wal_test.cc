@@ -76,6 +76,14 @@ std::vector<uint64_t> ReadAll(Files& files, const std::filesystem::path& dir, ui
   return seen;
 }
 
+// Opens a log in `dir` and appends records 1..n of 800 bytes each.
+void WriteRecords(Files& files, const std::filesystem::path& dir, uint64_t segment, uint64_t n) {
+  std::unique_ptr<Wal> wal;
+  ReadAll(files, dir, segment, 0, &wal);
+  ASSERT_TRUE(wal);
+  for (uint64_t i = 1; i <= n; ++i) ASSERT_TRUE(Append(*wal, i, 800));
+}
+
 std::vector<uint64_t> Range(uint64_t from, uint64_t to) {
   std::vector<uint64_t> v;
   for (uint64_t i = from; i <= to; ++i) v.push_back(i);
@@ -160,11 +168,7 @@ TEST(WalTest, AMissingSegmentIsAnErrorNamingIt) {
   TempDir dir;
   FullDiskFiles files;
   constexpr uint64_t kSegment = 64 << 10;
-  {
-    std::unique_ptr<Wal> wal;
-    ReadAll(files, dir.path, kSegment, 0, &wal);
-    for (uint64_t i = 1; i <= 200; ++i) ASSERT_TRUE(Append(*wal, i, 800));
-  }
+  WriteRecords(files, dir.path, kSegment, 200);
   std::filesystem::remove(dir.path / "0000000000010000");
   auto wal = Wal::Open(&files, dir.path, {kSegment}, 0, [](const WalRecord&) {});
   ASSERT_FALSE(wal);
@@ -182,11 +186,7 @@ TEST(WalTest, AnUnfinishedNewestSegmentIsDroppedAndAShortOneElsewhereRefused) {
   TempDir dir;
   FullDiskFiles files;
   constexpr uint64_t kSegment = 64 << 10;
-  {
-    std::unique_ptr<Wal> wal;
-    ReadAll(files, dir.path, kSegment, 0, &wal);
-    for (uint64_t i = 1; i <= 200; ++i) ASSERT_TRUE(Append(*wal, i, 800));
-  }
+  WriteRecords(files, dir.path, kSegment, 200);
   uint64_t newest = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir.path)) {
     newest = std::max<uint64_t>(newest, std::stoull(e.path().filename().string(), nullptr, 16));
