@@ -5,24 +5,17 @@
 #include <fstream>
 #include <thread>
 
+#include "cluster/temp_dir.h"
+
 namespace farmdb::cluster {
 namespace {
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string t = (std::filesystem::temp_directory_path() / "farmdb-config-XXXXXX").string();
-    path = ::mkdtemp(t.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
 
 Configuration Config(uint64_t id, MachineId cm) {
   return {id, {{0, 0}, {1, 1}, {2, 2}}, cm};
 }
 
 TEST(EmbeddedConfigStoreTest, CompareAndSwapOnIdAndPersistsAcrossInstances) {
-  TempDir dir;
+  TempDir dir("config");
   auto file = dir.path / "config";
   {
     EmbeddedConfigStore s(file);
@@ -39,7 +32,7 @@ TEST(EmbeddedConfigStoreTest, CompareAndSwapOnIdAndPersistsAcrossInstances) {
 }
 
 TEST(EmbeddedConfigStoreTest, ConcurrentSwapsFromOneConfigurationHaveOneWinner) {
-  TempDir dir;
+  TempDir dir("config");
   EmbeddedConfigStore s(dir.path / "config");
   ASSERT_TRUE(s.CompareAndSwap(0, Config(1, 0)).value());
   std::atomic<int> winners{0};
@@ -53,7 +46,7 @@ TEST(EmbeddedConfigStoreTest, ConcurrentSwapsFromOneConfigurationHaveOneWinner) 
 }
 
 TEST(EmbeddedConfigStoreTest, TruncatedOrForeignFileIsAnError) {
-  TempDir dir;
+  TempDir dir("config");
   auto file = dir.path / "config";
   std::ofstream(file) << "farmdb-config 1\nid 3\ncm 0\nmember 0 0\n";  // no "end"
   EmbeddedConfigStore s(file);

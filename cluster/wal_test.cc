@@ -11,18 +11,10 @@
 #include "cluster/crc32c.h"
 #include "cluster/machine_state.h"
 #include "cluster/region_image.h"
+#include "cluster/temp_dir.h"
 
 namespace farmdb::cluster {
 namespace {
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string t = (std::filesystem::temp_directory_path() / "farmdb-wal-XXXXXX").string();
-    path = ::mkdtemp(t.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
 
 // PosixFiles, but creating files fails with ENOSPC while `full` (a full disk).
 class FullDiskFiles final : public Files {
@@ -91,7 +83,7 @@ std::vector<uint64_t> Range(uint64_t from, uint64_t to) {
 }
 
 TEST(WalTest, RecordsComeBackInOrderAcrossSegmentsAndRuns) {
-  TempDir dir;
+  TempDir dir("wal");
   FullDiskFiles files;
   constexpr uint64_t kSegment = 64 << 10;
   {
@@ -126,7 +118,7 @@ TEST(WalTest, RecordsComeBackInOrderAcrossSegmentsAndRuns) {
 // A torn or stale record ends the log: nothing after it is read, by this run or a later one,
 // even records that look whole (a power loss keeps random sectors of what was not synced).
 TEST(WalTest, ATornRecordEndsTheLogForGood) {
-  TempDir dir;
+  TempDir dir("wal");
   FullDiskFiles files;
   constexpr uint64_t kSegment = 1 << 20;
   uint64_t torn_at = 0;
@@ -165,7 +157,7 @@ TEST(WalTest, ATornRecordEndsTheLogForGood) {
 }
 
 TEST(WalTest, AMissingSegmentIsAnErrorNamingIt) {
-  TempDir dir;
+  TempDir dir("wal");
   FullDiskFiles files;
   constexpr uint64_t kSegment = 64 << 10;
   WriteRecords(files, dir.path, kSegment, 200);
@@ -183,7 +175,7 @@ TEST(WalTest, AMissingSegmentIsAnErrorNamingIt) {
 // A crash while a segment is being made (opened, not yet allocated) leaves a short file: as the
 // newest segment it is dropped and the log opens; a short segment before others is damage.
 TEST(WalTest, AnUnfinishedNewestSegmentIsDroppedAndAShortOneElsewhereRefused) {
-  TempDir dir;
+  TempDir dir("wal");
   FullDiskFiles files;
   constexpr uint64_t kSegment = 64 << 10;
   WriteRecords(files, dir.path, kSegment, 200);
@@ -204,7 +196,7 @@ TEST(WalTest, AnUnfinishedNewestSegmentIsDroppedAndAShortOneElsewhereRefused) {
 // A full disk fails appends that need a new segment; stamps still fit the segment's reserve, so
 // commits already logged can still be made durable.
 TEST(WalTest, AFullDiskFailsAppendsButSmallRecordsUseTheReserve) {
-  TempDir dir;
+  TempDir dir("wal");
   FullDiskFiles files;
   constexpr uint64_t kSegment = 64 << 10;
   std::unique_ptr<Wal> wal;

@@ -13,26 +13,14 @@
 #include <fstream>
 #include <string>
 
+#include "cluster/temp_dir.h"
 #include "server/testing/test_server.h"
 
 namespace farmdb::server::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh directory under the test's temporary directory, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "farmdb-unix-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using cluster::TempDir;
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path);
@@ -71,22 +59,22 @@ pid_t DeadPid() {
 }
 
 TEST(UnixSocketTest, LibpqConnectsAndLocalRulesDecide) {
-  TempDir dir;
-  TestServer ts(std::string(kTestConfig) + "unix_socket_directories = '" + dir.path() + "'\n" +
+  TempDir dir("unix");
+  TestServer ts(std::string(kTestConfig) + "unix_socket_directories = '" + dir.path.string() + "'\n" +
                 "local all blocked reject\nlocal all all trust\n");
-  const std::string socket = dir.path() + "/.s.PGSQL." + std::to_string(ts.port());
+  const std::string socket = dir.path.string() + "/.s.PGSQL." + std::to_string(ts.port());
   ASSERT_TRUE(fs::exists(socket));
   EXPECT_EQ(ReadText(socket + ".lock"), std::to_string(::getpid()) + "\n");
 
-  EXPECT_EQ(QueryOverSocket(dir.path(), ts.port(), "postgres", "SELECT 1"), "1");
+  EXPECT_EQ(QueryOverSocket(dir.path.string(), ts.port(), "postgres", "SELECT 1"), "1");
   // alice has a password rule over TCP; over the socket the trust rule decides.
-  EXPECT_EQ(QueryOverSocket(dir.path(), ts.port(), "alice", "SELECT 1"), "1");
-  EXPECT_NE(QueryOverSocket(dir.path(), ts.port(), "blocked", "SELECT 1")
+  EXPECT_EQ(QueryOverSocket(dir.path.string(), ts.port(), "alice", "SELECT 1"), "1");
+  EXPECT_NE(QueryOverSocket(dir.path.string(), ts.port(), "blocked", "SELECT 1")
                 .find("pg_hba.conf rejects connection for host \"[local]\", user \"blocked\", database \"app\""),
             std::string::npos);
 
   // A server stopping ends a session on the socket as it does one over TCP.
-  PGconn* idle = PQconnectdb(SocketConninfo(dir.path(), ts.port(), "postgres").c_str());
+  PGconn* idle = PQconnectdb(SocketConninfo(dir.path.string(), ts.port(), "postgres").c_str());
   ASSERT_EQ(PQstatus(idle), CONNECTION_OK) << PQerrorMessage(idle);
   ts.server().Stop();
   PGresult* r = PQexec(idle, "SELECT 1");
@@ -101,41 +89,41 @@ TEST(UnixSocketTest, LibpqConnectsAndLocalRulesDecide) {
 }
 
 TEST(UnixSocketTest, OnlyLocalRulesMatchTheSocket) {
-  TempDir dir;
+  TempDir dir("unix");
   // kTestConfig's rules are all `host` rules: none admits a socket connection.
-  TestServer ts(std::string(kTestConfig) + "unix_socket_directories = '" + dir.path() + "'\n");
-  EXPECT_NE(QueryOverSocket(dir.path(), ts.port(), "postgres", "SELECT 1")
+  TestServer ts(std::string(kTestConfig) + "unix_socket_directories = '" + dir.path.string() + "'\n");
+  EXPECT_NE(QueryOverSocket(dir.path.string(), ts.port(), "postgres", "SELECT 1")
                 .find("no pg_hba.conf entry for host \"[local]\", user \"postgres\", database \"app\""),
             std::string::npos);
 }
 
 TEST(UnixSocketTest, AnUnusableDirectoryIsSkipped) {
-  TempDir dir;
-  TestServer ts(std::string(kTestConfig) + "unix_socket_directories = '" + dir.path() + "/missing, " +
-                dir.path() + "'\n" + "local all all trust\n");
-  EXPECT_EQ(QueryOverSocket(dir.path(), ts.port(), "postgres", "SELECT 1"), "1");
-  EXPECT_FALSE(fs::exists(dir.path() + "/missing"));
+  TempDir dir("unix");
+  TestServer ts(std::string(kTestConfig) + "unix_socket_directories = '" + dir.path.string() + "/missing, " +
+                dir.path.string() + "'\n" + "local all all trust\n");
+  EXPECT_EQ(QueryOverSocket(dir.path.string(), ts.port(), "postgres", "SELECT 1"), "1");
+  EXPECT_FALSE(fs::exists(dir.path.string() + "/missing"));
 }
 
 TEST(UnixSocketTest, LeftoversOfADeadServerAreTakenOver) {
-  TempDir dir;
-  const std::string socket = dir.path() + "/.s.PGSQL.6001";
+  TempDir dir("unix");
+  const std::string socket = dir.path.string() + "/.s.PGSQL.6001";
   WriteText(socket, "not a socket");
   WriteText(socket + ".lock", std::to_string(DeadPid()) + "\n/some/data/dir\n");
-  auto listening = UnixSocket::Listen(dir.path(), 6001);
+  auto listening = UnixSocket::Listen(dir.path.string(), 6001);
   ASSERT_TRUE(listening) << listening.error();
   EXPECT_EQ(ReadText(socket + ".lock"), std::to_string(::getpid()) + "\n");
   EXPECT_TRUE(fs::is_socket(socket));
 }
 
 TEST(UnixSocketTest, ALiveOwnersSocketIsLeftAlone) {
-  TempDir dir;
-  const std::string socket = dir.path() + "/.s.PGSQL.6002";
+  TempDir dir("unix");
+  const std::string socket = dir.path.string() + "/.s.PGSQL.6002";
   // pid 1 is always alive; an empty lock file is one its owner is still writing.
   for (const std::string& lock : {std::string("1\n"), std::string()}) {
     WriteText(socket, "theirs");
     WriteText(socket + ".lock", lock);
-    auto listening = UnixSocket::Listen(dir.path(), 6002);
+    auto listening = UnixSocket::Listen(dir.path.string(), 6002);
     ASSERT_FALSE(listening);
     EXPECT_EQ(listening.error(), "lock file \"" + socket + ".lock\" already exists: another server uses this socket");
     EXPECT_EQ(ReadText(socket), "theirs");

@@ -20,25 +20,19 @@
 
 #include "cluster/files.h"
 #include "cluster/rng.h"
+#include "cluster/temp_dir.h"
 #include "txn/test_cluster.h"
 #include "txn/workload.h"
 
 namespace farmdb::txn {
 namespace {
 
+using cluster::TempDir;
+
 namespace fs = std::filesystem;
 using cluster::FileError;
 using cluster::MappedFile;
 using cluster::MapMode;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "farmdb-power-XXXXXX").string();
-    path = ::mkdtemp(t.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // The real file system, remembering what each file holds durably: what its last Sync (of a
 // shared mapping) or Replace made so. Freeze() stops every sync and builds the crash images.
@@ -141,7 +135,7 @@ struct Outcome {
 // One seed: run writers, cut the power at a random moment, recover from the crash images.
 Outcome RunSeed(uint64_t seed, int machines, bool mutant) {
   cluster::Rng rng(seed);
-  TempDir live, crashed;
+  TempDir live("power"), crashed("power");
   CrashableFiles files("boot-before");
   cluster::LocalClusterOptions o;
   o.machines = machines;

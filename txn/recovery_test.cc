@@ -23,20 +23,14 @@
 #include <thread>
 
 #include "cluster/rng.h"
+#include "cluster/temp_dir.h"
 #include "txn/test_cluster.h"
 #include "txn/workload.h"
 
 namespace farmdb::txn {
 namespace {
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string t = (std::filesystem::temp_directory_path() / "farmdb-recovery-XXXXXX").string();
-    path = ::mkdtemp(t.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
+using cluster::TempDir;
 
 cluster::LocalClusterOptions Options(const std::filesystem::path& dir, int machines) {
   cluster::LocalClusterOptions o;
@@ -141,7 +135,7 @@ class RecoveryTest : public ::testing::TestWithParam<int> {};
 // A clean stop keeps everything, and the engines go on: new commits, allocation that hands out
 // no live object, reads of what was there.
 TEST_P(RecoveryTest, CleanStopKeepsEveryCommit) {
-  TempDir dir;
+  TempDir dir("recovery");
   Layout l;
   std::map<int, uint64_t> acked;
   {
@@ -182,7 +176,7 @@ TEST_P(RecoveryTest, CleanStopKeepsEveryCommit) {
 // kill -9 at random moments, several runs in one data directory: each restart finds every
 // acknowledged commit, nothing torn, and later runs go on from there.
 TEST_P(RecoveryTest, KilledProcessLosesNothingAcknowledged) {
-  TempDir dir;
+  TempDir dir("recovery");
   Layout l;
   {
     TestCluster c(Options(dir.path, GetParam()), Small());
@@ -232,7 +226,7 @@ TEST_P(RecoveryTest, KilledProcessLosesNothingAcknowledged) {
 
 // After checkpoints the log before them goes, and a restart reads only what came after.
 TEST_P(RecoveryTest, CheckpointsTruncateTheLogAndRestartFromThem) {
-  TempDir dir;
+  TempDir dir("recovery");
   Layout l;
   std::map<int, uint64_t> acked;
   uint64_t log_before = 0;
@@ -269,7 +263,7 @@ TEST_P(RecoveryTest, CheckpointsTruncateTheLogAndRestartFromThem) {
 // Engines stop one by one. One whose checkpoint waits for the stamp of a machine whose engine
 // stopped first gives the checkpoint up instead of waiting for that stamp forever.
 TEST(CheckpointStopTest, AnEngineStopsWhileItsCheckpointWaitsForAStoppedMachine) {
-  TempDir dir;
+  TempDir dir("recovery");
   EngineOptions e = Small();
   e.checkpoint_interval = std::chrono::seconds(0);  // a checkpoint each second once anything is logged
   TestCluster c(Options(dir.path, 3), e);
