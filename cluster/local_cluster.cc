@@ -53,8 +53,9 @@ LocalCluster::LocalCluster(LocalClusterOptions options)
   if (!error_.empty()) return;
   // All machines have state from an earlier run, or none does: machine 0 says which.
   const bool reopening = cm_state->has_value();
+  const RegionId committed_below = reopening ? (*cm_state)->next_region : RegionId{1};
   for (auto& m : machines_) {
-    if (auto opened = m->Open(reopening); !opened) {
+    if (auto opened = m->Open(reopening, committed_below); !opened) {
       error_ = opened.error();
       return;
     }

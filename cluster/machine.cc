@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cluster/codec.h"
+#include "cluster/crash_point.h"
 #include "cluster/region_image.h"
 
 namespace farmdb::cluster {
@@ -12,15 +13,6 @@ namespace {
 // as the whole reply to kMsgRegionAlloc). Any other failure is an empty reply.
 constexpr std::byte kPrepared{1};
 constexpr std::byte kPreparedNoSpace{2};
-
-std::vector<std::byte> EncodePlacement(const RegionPlacement& p) {
-  std::vector<std::byte> out;
-  ByteWriter w(&out);
-  w.U32(p.id), w.U32(p.primary), w.U64(p.size), w.U32(static_cast<uint32_t>(p.kind));
-  w.U32(static_cast<uint32_t>(p.backups.size()));
-  for (MachineId b : p.backups) w.U32(b);
-  return out;
-}
 
 std::optional<RegionPlacement> DecodePlacement(ByteReader& r) {
   RegionPlacement p;
@@ -52,6 +44,15 @@ void PutRegion(std::vector<RegionPlacement>& regions, const RegionPlacement& p) 
 constexpr Timestamp kFloorLead = 10'000'000'000;
 constexpr Timestamp kFloorRaise = 5'000'000'000;
 }  // namespace
+
+std::vector<std::byte> EncodePlacement(const RegionPlacement& p) {
+  std::vector<std::byte> out;
+  ByteWriter w(&out);
+  w.U32(p.id), w.U32(p.primary), w.U64(p.size), w.U32(static_cast<uint32_t>(p.kind));
+  w.U32(static_cast<uint32_t>(p.backups.size()));
+  for (MachineId b : p.backups) w.U32(b);
+  return out;
+}
 
 Machine::Machine(MachineId id, int machines, Fabric* fabric, TimeSource* time,
                  MachineOptions options, std::function<bool()> paused)
@@ -86,7 +87,7 @@ std::filesystem::path Machine::RegionPath(RegionId id) const {
 
 // ---------------------------------------------------------------- durable state
 
-std::expected<void, std::string> Machine::Open(bool reopening) {
+std::expected<void, std::string> Machine::Open(bool reopening, RegionId committed_below) {
   auto loaded = LoadMachineState(*files_, StatePath());
   if (!loaded) return std::unexpected(loaded.error());
   if (loaded->has_value() != reopening) {
@@ -113,12 +114,18 @@ std::expected<void, std::string> Machine::Open(bool reopening) {
   if (s.region_size != options_.region_size) return differs("region size", s.region_size, options_.region_size);
   if (s.replicas != static_cast<uint32_t>(options_.replicas)) return differs("replicas", s.replicas, options_.replicas);
   reopened_ = true;
-  // Old versions serve transactions of the run that made them; none survives a restart.
+  // Old versions serve transactions of the run that made them; none survives a restart. A region
+  // some replicas prepared but the CM never committed was never written to, and its id will be
+  // handed out again: a replica that kept it would allocate in it and log into a region the
+  // others do not hold.
+  auto dropped = [&](const RegionPlacement& p) {
+    return p.kind == RegionKind::kOldVersions || p.id >= committed_below;
+  };
   for (const RegionPlacement& p : s.regions) {
-    if (p.kind != RegionKind::kOldVersions || !HoldsReplica(p, id_)) continue;
+    if (!dropped(p) || !HoldsReplica(p, id_)) continue;
     if (auto removed = files_->Remove(RegionPath(p.id)); !removed) return std::unexpected(removed.error().message);
   }
-  std::erase_if(s.regions, [](const RegionPlacement& p) { return p.kind == RegionKind::kOldVersions; });
+  std::erase_if(s.regions, dropped);
   std::erase_if(s.images, [&](auto& image) {
     return std::ranges::find(s.regions, image.first, &RegionPlacement::id) == s.regions.end();
   });
@@ -405,6 +412,8 @@ std::vector<std::byte> Machine::CmAllocate(const Message& m) {
     }
     return prepared == std::vector{kPreparedNoSpace} ? prepared : std::vector<std::byte>{};
   }
+  // A crash here leaves a region that replicas hold and the CM never committed (Open drops it).
+  CrashPoint("region.prepared");
   // The CM's state lists every region and the next id before the region is used, so a restart
   // never hands out an id twice.
   auto stored = UpdateState([&](MachineState& s) {

@@ -48,6 +48,9 @@ enum MsgType : uint16_t {
   kMsgRegionAbort = 8,
 };
 
+// A region's placement as kMsgRegionPrepare, kMsgRegionCommit and kMsgRegionAbort carry it.
+std::vector<std::byte> EncodePlacement(const RegionPlacement& p);
+
 struct MachineOptions {
   std::filesystem::path data_dir;       // this machine's files go in data_dir/m<id>
   Files* files = nullptr;               // the file system; null: PosixFiles()
@@ -76,10 +79,13 @@ class Machine {
   Machine& operator=(const Machine&) = delete;
 
   // Reads this machine's state file (machine.state) and maps the images of the data regions it
-  // holds; old-version regions of an earlier run are dropped. With `reopening` false the
-  // machine starts empty and writes its first state file. Call once, before Start. Errors name
-  // the file and what is wrong with it (among them: a state file missing, or there unexpected).
-  std::expected<void, std::string> Open(bool reopening);
+  // holds; old-version regions of an earlier run are dropped, and so are regions whose
+  // allocation a crash cut short: those at or above `committed_below`, the next region id in the
+  // CM's state (the CM stores it when it commits an allocation, and allocates one region at a
+  // time). With `reopening` false the machine starts empty and writes its first state file. Call
+  // once, before Start. Errors name the file and what is wrong with it (among them: a state file
+  // missing, or there unexpected).
+  std::expected<void, std::string> Open(bool reopening, RegionId committed_below);
   // True if Open found state from an earlier run.
   bool Reopened() const { return reopened_; }
   void Start();

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cluster/local_cluster.h"
+#include "cluster/temp_dir.h"
 
 namespace farmdb::cluster {
 namespace {
@@ -132,6 +133,44 @@ TEST(MachineTest, TwoClustersLiveInOneProcess) {
   ASSERT_TRUE(pa && pb);
   EXPECT_EQ(pa->id, pb->id);  // independent CM counters
   EXPECT_NE(a.data_dir(), b.data_dir());
+}
+
+TEST(MachineTest, ARegionWhoseAllocationACrashCutShortIsDroppedAtTheNextStart) {
+  TempDir dir("machine");
+  LocalClusterOptions o;
+  o.machines = 3;
+  o.replicas = 2;
+  o.region_size = 1 << 20;
+  o.data_dir = dir.path;
+  RegionPlacement committed, cut_short;
+  {
+    LocalCluster c(o);
+    ASSERT_TRUE(c.error().empty()) << c.error();
+    auto p = c.machine(1).AllocateRegion(-1, 1);
+    ASSERT_TRUE(p.has_value()) << p.error().message;
+    committed = *p;
+    // The CM's next allocation, as far as a crash lets it get: two of its replicas prepared (and
+    // listed the region in their state), the CM never stored its decision.
+    cut_short = {committed.id + 1, o.region_size, 1, {0, 2}, RegionKind::kData};
+    for (MachineId m : {1u, 0u}) {
+      c.machine(0).Call(m, kMsgRegionPrepare, EncodePlacement(cut_short));
+      ASSERT_FALSE(c.machine(m).LocalReplica(cut_short.id).empty());
+    }
+  }
+  LocalCluster c(o);
+  ASSERT_TRUE(c.error().empty()) << c.error();
+  for (MachineId m : {0u, 1u, 2u}) {
+    EXPECT_EQ(c.machine(m).LocalReplica(committed.id).size(), o.region_size) << "machine " << m;
+    EXPECT_TRUE(c.machine(m).LocalReplica(cut_short.id).empty()) << "machine " << m;
+    EXPECT_FALSE(std::filesystem::exists(c.machine(m).Dir() / ("region-" + std::to_string(cut_short.id))));
+  }
+  // Its primary would allocate objects in it, and log them to backups that do not hold it.
+  for (const RegionPlacement& p : c.machine(1).LocalRegions()) EXPECT_NE(p.id, cut_short.id);
+  // The id is handed out again, to a region every replica holds.
+  auto again = c.machine(2).AllocateRegion(-1, 2);
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  EXPECT_EQ(again->id, cut_short.id);
+  for (MachineId m : {0u, 1u, 2u}) EXPECT_EQ(c.machine(m).LocalReplica(again->id).size(), o.region_size);
 }
 
 }  // namespace
