@@ -119,8 +119,26 @@ std::expected<void, std::string> TxnEngine::Checkpoint() {
   });
   if (!stored) return std::unexpected(stored.error().message);
   wal_->DropBefore(start);
+  log_start_.store(start, std::memory_order_release);
   checkpoints_.fetch_add(1);
+  log_room_.NotifyAll();
   return {};
+}
+
+std::expected<void, TxnError> TxnEngine::WaitForLogRoom() {
+  auto room = [&] { return LogSinceCheckpoint() < options_.max_log_bytes; };
+  if (room()) return {};
+  log_full_waits_.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t failures = checkpoint_failures_.load();
+  {
+    std::lock_guard l(checkpoint_wait_mu_);
+    checkpoint_asked_ = true;
+    checkpoint_wake_.notify_all();
+  }
+  log_room_.Wait([&] { return room() || stop_.load() || checkpoint_failures_.load() != failures; });
+  if (room()) return {};
+  // A checkpoint that fails has most likely found the disk full; the log stays as it is.
+  return std::unexpected(TxnError{stop_.load() ? TxnErrorCode::kInternal : TxnErrorCode::kOutOfSpace});
 }
 
 void TxnEngine::CheckpointLoop() {
@@ -128,7 +146,8 @@ void TxnEngine::CheckpointLoop() {
   while (!stop_.load()) {
     {
       std::unique_lock l(checkpoint_wait_mu_);
-      checkpoint_wake_.wait_for(l, std::chrono::seconds(1), [&] { return stop_.load(); });
+      checkpoint_wake_.wait_for(l, std::chrono::seconds(1), [&] { return stop_.load() || checkpoint_asked_; });
+      checkpoint_asked_ = false;
     }
     if (stop_.load()) break;
     const cluster::MachineState state = machine_->State();
@@ -139,6 +158,8 @@ void TxnEngine::CheckpointLoop() {
     if (!due) continue;
     if (auto done = Checkpoint(); !done) {
       Log("event=checkpoint_failed machine=" + std::to_string(machine_->id()) + " error=\"" + done.error() + "\"");
+      checkpoint_failures_.fetch_add(1);
+      log_room_.NotifyAll();
     }
     last = std::chrono::steady_clock::now();
   }

@@ -319,6 +319,7 @@ std::expected<CommitInfo, TxnError> Txn::Commit(CommitWait wait) {
     Finish();
     return CommitInfo{read_ts_, 0};
   }
+  if (auto room = engine.WaitForLogRoom(); !room) return Fail(room.error());
   Participants p = Plan();
   ReserveLogs(p);
   auto locked = LockPhase(p);

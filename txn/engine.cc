@@ -80,6 +80,7 @@ TxnEngine::~TxnEngine() {
   }
   // A checkpoint may wait for a stamp of a machine whose engine stopped first; it gives up.
   if (durability_) durability_->AbandonWaits();
+  log_room_.NotifyAll();
   if (checkpointer_.joinable()) checkpointer_.join();
   if (poller_.joinable()) {
     poller_.join();

@@ -92,6 +92,12 @@ struct EngineOptions {
   // last one if anything was logged since (checkpoint.cc). Restart time follows the former.
   uint64_t checkpoint_log_bytes = 1ull << 30;
   std::chrono::seconds checkpoint_interval{300};
+  // The full log: once the log since the last checkpoint holds this much, a transaction about
+  // to commit writes waits, before it logs anything, until a checkpoint has dropped the log
+  // below it (TxnEngine::WaitForLogRoom). Transactions already logging go on, so it never waits
+  // against the checkpoint, and one larger than the room left passes it. Bounds a restart's
+  // replay when commits outpace checkpoints (a bulk load). More than checkpoint_log_bytes.
+  uint64_t max_log_bytes = 2ull << 30;
   // Deliberately broken durability for the power-loss test's self-test: commits are acknowledged
   // before their group's sync. Never set outside tests.
   bool mutant_ack_before_sync = false;
@@ -141,6 +147,13 @@ class TxnEngine {
 
   // Until every transaction with W <= w is durable (synchronous_commit=on, Durability).
   void WaitDurable(Timestamp w);
+  // Before a transaction logs its first record: while the log is full (max_log_bytes), asks for
+  // a checkpoint and waits for it, parking a fiber. Fails with kOutOfSpace if that checkpoint
+  // failed (a full disk), kInternal if the engine stops meanwhile.
+  std::expected<void, TxnError> WaitForLogRoom();
+  // Bytes in the log since the last checkpoint's start.
+  uint64_t LogSinceCheckpoint() const { return wal_->end() - log_start_.load(std::memory_order_acquire); }
+  uint64_t log_full_waits() const { return log_full_waits_.load(std::memory_order_relaxed); }
   Durability& durability() { return *durability_; }
   cluster::Wal& wal() { return *wal_; }
   const RecoveryStats& recovery_stats() const { return recovery_stats_; }
@@ -286,7 +299,14 @@ class TxnEngine {
   std::atomic<uint64_t> checkpoints_{0};
   std::mutex checkpoint_wait_mu_;
   std::condition_variable checkpoint_wake_;
+  bool checkpoint_asked_ = false;  // by a commit that found the log full; guarded by checkpoint_wait_mu_
   std::thread checkpointer_;
+  std::atomic<uint64_t> log_start_{0};  // where the last checkpoint lets recovery start reading
+  // Commits waiting for room in the log wait here; each checkpoint's end, failed or not, and the
+  // engine's stop notify it.
+  cluster::FiberPool::Event log_room_;
+  std::atomic<uint64_t> checkpoint_failures_{0};
+  std::atomic<uint64_t> log_full_waits_{0};
 
   std::unique_ptr<cluster::MappedFile> log_heads_;            // [sender] consumed positions
   std::vector<std::unique_ptr<cluster::MappedFile>> rings_;  // [sender], on this machine

@@ -70,6 +70,11 @@ std::expected<std::vector<std::unique_ptr<TxnEngine>>, std::string> TxnEngine::O
                            " bytes) must hold the largest ring record (half the log size, " +
                            std::to_string(options.log_size) + " bytes)");
   }
+  if (options.max_log_bytes <= options.checkpoint_log_bytes) {
+    return std::unexpected("the full log (" + std::to_string(options.max_log_bytes) +
+                           " bytes) must be more than the log that starts a checkpoint (" +
+                           std::to_string(options.checkpoint_log_bytes) + " bytes)");
+  }
   const auto began = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<TxnEngine>> engines;
   for (cluster::Machine* m : machines) {
@@ -171,6 +176,7 @@ std::expected<void, std::string> TxnEngine::ReadLog() {
                                 /*whole=*/last.trusted);
   if (!wal) return std::unexpected(wal.error().message);
   wal_ = std::move(*wal);
+  log_start_.store(state.log_start);
   Durability::Peers peers;
   peers.machines = machine_->machines();
   if (peers.machines > 1) {

@@ -260,6 +260,46 @@ TEST_P(RecoveryTest, CheckpointsTruncateTheLogAndRestartFromThem) {
   EXPECT_EQ(max_seen, 1'000'000u);
 }
 
+// When commits outpace checkpoints, a full log makes them wait for one (EngineOptions::
+// max_log_bytes): the log stays within its room plus what transactions already logging add, no
+// commit waits against the checkpoint it needs, and nothing is lost.
+TEST_P(RecoveryTest, AFullLogMakesCommitsWaitForACheckpoint) {
+  TempDir dir("recovery");
+  EngineOptions e = Small();
+  // Little room past the checkpoint's start: between two of the checkpointer's rounds (a second
+  // apart) the writers fill it.
+  e.checkpoint_log_bytes = 4 << 20;
+  e.max_log_bytes = e.checkpoint_log_bytes + (64 << 10);
+  const uint64_t slack = 2 << 20;  // the writers' transactions in flight, a bulk one among them
+  Layout l;
+  std::map<int, uint64_t> acked;
+  uint64_t most = 0, waits = 0;
+  {
+    TestCluster c(Options(dir.path, GetParam()), e);
+    l = MakeLayout(c);
+    std::atomic<bool> stop{false};
+    std::thread watcher([&] {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (c.engine(0).checkpoints() < 3 && std::chrono::steady_clock::now() < deadline) {
+        for (int m = 0; m < c.size(); ++m) most = std::max(most, c.engine(m).LogSinceCheckpoint());
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      stop = true;
+    });
+    RunWriters(c, l, 0, -1, stop, 3);
+    watcher.join();
+    for (int m = 0; m < c.size(); ++m) waits += c.engine(m).log_full_waits();
+    EXPECT_GE(c.engine(0).checkpoints(), 3u) << "the writers did not fill the log three times in 60 s";
+    auto w = c.engine(0).NewWorker();
+    for (int i = 0; i < kWriters; ++i) acked[i] = Get(*w, l.a[i]);
+  }
+  EXPECT_GT(waits, 0u) << "no commit found the log full";
+  EXPECT_LE(most, e.max_log_bytes + slack) << "the log outgrew its room";
+  TestCluster c(Options(dir.path, GetParam()), e);
+  uint64_t max_seen = 0;
+  CheckRecovered(c, l, acked, &max_seen);
+}
+
 // Engines stop one by one. One whose checkpoint waits for the stamp of a machine whose engine
 // stopped first gives the checkpoint up instead of waiting for that stamp forever.
 TEST(CheckpointStopTest, AnEngineStopsWhileItsCheckpointWaitsForAStoppedMachine) {
