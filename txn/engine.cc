@@ -45,7 +45,7 @@ std::expected<void, std::string> TxnEngine::Attach() {
   for (MachineId r = 0; r < static_cast<MachineId>(n); ++r) {
     writers_.push_back(std::make_unique<LogWriter>(
         &machine_->fabric(), self, r, options_.log_size,
-        reinterpret_cast<const std::byte*>(&head_mirror_[r]),
+        reinterpret_cast<const std::byte*>(&head_mirror_[r]), configuration_,
         r == self ? rings_[self]->bytes() : std::span<std::byte>{}));
   }
   return {};
@@ -146,6 +146,11 @@ std::expected<uint64_t, cluster::FileError> TxnEngine::LogRecord(std::span<const
   return wal_->Append(kWalTxnRecord, std::span(&encoded, 1));
 }
 
+std::vector<std::byte> TxnEngine::Stamped(std::vector<std::byte> encoded) const {
+  SetRecordConfiguration(encoded, configuration_);
+  return encoded;
+}
+
 std::expected<void, cluster::FileError> TxnEngine::LogLocalCommit(const Record& commit,
                                                                   std::span<const RecordObject> objects,
                                                                   uint64_t chunk_limit) {
@@ -159,7 +164,7 @@ std::expected<void, cluster::FileError> TxnEngine::LogLocalCommit(const Record& 
   for (size_t i = 0; i < objects.size(); ++i) {
     uint64_t more = EncodedSize(objects[i]);
     if (size + more > chunk_limit && i > begin) {
-      if (auto logged = LogRecord(EncodeRecord(lock, objects.subspan(begin, i - begin))); !logged) {
+      if (auto logged = LogRecord(Stamped(EncodeRecord(lock, objects.subspan(begin, i - begin)))); !logged) {
         return std::unexpected(logged.error());
       }
       begin = i;
@@ -167,7 +172,7 @@ std::expected<void, cluster::FileError> TxnEngine::LogLocalCommit(const Record& 
     }
     size += more;
   }
-  if (auto logged = LogRecord(EncodeRecord(commit, objects.subspan(begin))); !logged) {
+  if (auto logged = LogRecord(Stamped(EncodeRecord(commit, objects.subspan(begin)))); !logged) {
     return std::unexpected(logged.error());
   }
   return {};

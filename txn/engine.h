@@ -217,6 +217,8 @@ class TxnEngine {
   void CopyRegion(const cluster::RegionPlacement& p, std::vector<std::byte>& image, std::vector<std::byte>& meta);
   // Appends a record to the durable log. REQUIRES: progress_mu_ held shared.
   std::expected<uint64_t, cluster::FileError> LogRecord(std::span<const std::byte> encoded);
+  // `encoded` carrying this engine's configuration (records.h).
+  std::vector<std::byte> Stamped(std::vector<std::byte> encoded) const;
   // The local primary's commit (engine.h "Durable log"): logs its objects' new values with `w`.
   // REQUIRES: progress_mu_ held shared; the caller installs them next.
   std::expected<void, cluster::FileError> LogLocalCommit(const Record& commit, std::span<const RecordObject> objects,
@@ -278,6 +280,9 @@ class TxnEngine {
   std::byte* LocalObject(Addr a, uint32_t lines);
 
   cluster::Machine* machine_;
+  // The configuration this engine runs in, carried by every record it sends or logs (membership
+  // is fixed today: the machine state's, always 1; reconfiguration is a later issue).
+  uint32_t configuration_ = 0;
   EngineOptions options_;
   TxnCounters counters_;
 
@@ -293,6 +298,7 @@ class TxnEngine {
   std::vector<std::unique_ptr<RunLog>> run_logs_;  // recovery's first pass, oldest run first
   uint64_t replay_end_ = 0;                         // where the first pass stopped
   Timestamp max_logged_ts_ = 0;
+  uint32_t newest_logged_configuration_ = 0;         // of the records recovery read
   std::vector<Addr> replayed_objects_;               // at this primary, for the slab bitmaps
   RecoveryStats recovery_stats_;
   std::mutex checkpoint_mu_;  // one checkpoint at a time

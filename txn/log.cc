@@ -5,18 +5,20 @@
 #include <thread>
 
 #include "cluster/fabric/word_copy.h"
+#include "txn/records.h"
 
 namespace farmdb::txn {
 
 using cluster::LoadWord;
 
 LogWriter::LogWriter(cluster::Fabric* fabric, cluster::MachineId self, cluster::MachineId to,
-                     uint64_t ring_size, const std::byte* head_mirror,
+                     uint64_t ring_size, const std::byte* head_mirror, uint32_t configuration,
                      std::span<std::byte> local_ring)
     : fabric_(fabric),
       self_(self),
       to_(to),
       size_(ring_size),
+      configuration_(configuration),
       head_mirror_(head_mirror),
       local_ring_(local_ring) {
   if (!local_ring_.empty()) {
@@ -65,6 +67,7 @@ void LogWriter::Unreserve(uint64_t bytes) {
 
 cluster::CompletionPtr LogWriter::Append(std::vector<std::byte> record) {
   const uint64_t len = record.size();
+  SetRecordConfiguration(record, configuration_);
   std::lock_guard l(mu_);
   uint64_t at = tail_ % size_;
   if (at + len > size_) {

@@ -42,8 +42,9 @@ inline uint64_t RecordMark(uint64_t position) { return position | (uint64_t{1} <
 class LogWriter {
  public:
   // local_ring: the ring itself when to == self (the receiver is this machine), else empty.
+  // Every record appended carries `configuration` (records.h).
   LogWriter(cluster::Fabric* fabric, cluster::MachineId self, cluster::MachineId to,
-            uint64_t ring_size, const std::byte* head_mirror,
+            uint64_t ring_size, const std::byte* head_mirror, uint32_t configuration,
             std::span<std::byte> local_ring = {});
 
   // Blocks until `bytes` can be reserved. REQUIRES: bytes <= ring_size / 2 (callers check).
@@ -69,6 +70,7 @@ class LogWriter {
   cluster::Fabric* fabric_;
   cluster::MachineId self_, to_;
   uint64_t size_;
+  uint32_t configuration_;
   const std::byte* head_mirror_;
   std::span<std::byte> local_ring_;
   cluster::CompletionPtr local_done_;  // the completion of every local append: finished, ok

@@ -22,7 +22,7 @@ struct Ring {
   cluster::LocalFabric fabric{2, 5};
   alignas(64) std::byte ring[kSize] = {};
   alignas(8) uint64_t mirror = 0;
-  LogWriter writer{&fabric, 0, 1, kSize, reinterpret_cast<const std::byte*>(&mirror)};
+  LogWriter writer{&fabric, 0, 1, kSize, reinterpret_cast<const std::byte*>(&mirror), /*configuration=*/7};
   LogReader reader{std::span<std::byte>(ring, kSize)};
   Ring() {
     fabric.Register(1, MemKey(MemKind::kLog, 0), {ring, kSize});
@@ -71,6 +71,7 @@ TEST(LogTest, RecordsRoundTripInOrderAcrossManyWrapsWithReservations) {
         ASSERT_TRUE(r.has_value());
         EXPECT_EQ(r->txn, next_read);
         EXPECT_EQ(r->write_ts, next_read * 10);
+        EXPECT_EQ(r->configuration, 7u) << "the writer's configuration";
         EXPECT_EQ(r->truncated, std::vector<TxnId>{next_read + 1000});
         EXPECT_EQ(r->objects.at(0).payload.front(), std::byte(next_read));
         ++next_read;
@@ -177,7 +178,7 @@ TEST(LogTest, LocalWriterAppendsInPlaceWithoutTheFabric) {
   cluster::LocalFabric fabric{1, 3};
   alignas(64) std::byte ring[kSize] = {};
   alignas(8) uint64_t mirror = 0;
-  LogWriter writer{&fabric, 0, 0, kSize, reinterpret_cast<const std::byte*>(&mirror),
+  LogWriter writer{&fabric, 0, 0, kSize, reinterpret_cast<const std::byte*>(&mirror), /*configuration=*/7,
                    std::span<std::byte>(ring, kSize)};
   LogReader reader{std::span<std::byte>(ring, kSize)};
   for (TxnId id = 1; id <= 40; ++id) {

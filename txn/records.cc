@@ -1,5 +1,7 @@
 #include "txn/records.h"
 
+#include <cstring>
+
 #include "cluster/codec.h"
 #include "txn/log.h"
 #include "txn/object.h"
@@ -46,6 +48,7 @@ bool Decode(std::span<const std::byte> bytes, bool with_objects, Record& r) {
   ByteReader rd(bytes);
   uint64_t w0 = rd.U64();
   r.type = static_cast<RecordType>((w0 >> 32) & 0xff);
+  r.configuration = static_cast<uint32_t>(w0 >> 40);
   r.txn = rd.U64();
   r.write_ts = rd.U64();
   uint32_t nt = rd.U32(), no = rd.U32();
@@ -83,6 +86,13 @@ std::optional<Record> DecodeRecordView(std::span<const std::byte> bytes) {
   Record r;
   if (!Decode(bytes, true, r)) return std::nullopt;
   return r;
+}
+
+void SetRecordConfiguration(std::span<std::byte> encoded, uint32_t configuration) {
+  uint64_t w0;
+  std::memcpy(&w0, encoded.data(), 8);
+  w0 = (w0 & ((uint64_t{1} << 40) - 1)) | (uint64_t{configuration} << 40);
+  std::memcpy(encoded.data(), &w0, 8);
 }
 
 std::vector<std::byte> EncodeLockReply(const LockReply& r) {

@@ -49,8 +49,15 @@ struct RecordObject {
   std::span<const std::byte> payload;
 };
 
+// A record's first word carries, in bits 40-63, the configuration its sender ran in (FaRM §5:
+// records and messages carry the configuration id, so that recovery and reconfiguration can tell
+// records of an older configuration apart). Senders stamp it into the encoded record
+// (SetRecordConfiguration: LogWriter for ring records, the local commit's logging for its own).
+inline constexpr uint32_t kMaxConfiguration = (1u << 24) - 1;
+
 struct Record {
   RecordType type = RecordType::kTruncate;
+  uint32_t configuration = 0;  // as decoded; encoding writes 0 (above)
   TxnId txn = 0;
   Timestamp write_ts = 0;
   std::vector<TxnId> truncated;
@@ -83,6 +90,8 @@ std::optional<Record> DecodeRecord(RawBytes bytes);
 std::optional<Record> DecodeRecordHeader(std::span<const std::byte> bytes);
 // The whole record, its objects' payloads viewing `bytes` (recovery's replay).
 std::optional<Record> DecodeRecordView(std::span<const std::byte> bytes);
+// REQUIRES: `encoded` holds an encoded record; configuration <= kMaxConfiguration.
+void SetRecordConfiguration(std::span<std::byte> encoded, uint32_t configuration);
 
 // Entries of a machine's durable log (cluster::Wal record types; FORMATS.md "Durable log"): a
 // transaction record as received (or as a local coordinator wrote it), and a stamp (a u64

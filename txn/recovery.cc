@@ -136,6 +136,7 @@ TxnEngine::RunLog& TxnEngine::RunAt(uint64_t lsn) {
 void TxnEngine::NoteRecord(uint64_t lsn, std::span<const std::byte> record) {
   auto r = DecodeRecordHeader(record);
   if (!r) return;
+  newest_logged_configuration_ = std::max(newest_logged_configuration_, r->configuration);
   ++recovery_stats_.records;
   if (r->type == RecordType::kCommitPrimary) RunAt(lsn).committed.emplace(r->txn, r->write_ts);
   if (r->write_ts) max_logged_ts_ = std::max(max_logged_ts_, r->write_ts);
@@ -143,6 +144,11 @@ void TxnEngine::NoteRecord(uint64_t lsn, std::span<const std::byte> record) {
 
 std::expected<void, std::string> TxnEngine::ReadLog() {
   const cluster::MachineState state = machine_->State();
+  if (state.configuration == 0 || state.configuration > kMaxConfiguration) {
+    return std::unexpected((machine_->Dir() / "machine.state").string() + ": configuration " +
+                           std::to_string(state.configuration) + " is out of range");
+  }
+  configuration_ = static_cast<uint32_t>(state.configuration);
   const std::string boot = machine_->files().BootId();
   for (const cluster::RunRecord& r : state.runs) {
     auto log = std::make_unique<RunLog>();
@@ -190,6 +196,13 @@ std::expected<void, std::string> TxnEngine::ReadLog() {
     if (auto drained = DrainRings(); !drained) return drained;
   }
   replay_end_ = wal_->end();
+  // A record of a newer configuration than this machine's state knows means the state is not
+  // the one this log was written with.
+  if (newest_logged_configuration_ > configuration_) {
+    return std::unexpected((machine_->Dir() / "wal").string() + ": holds records of configuration " +
+                           std::to_string(newest_logged_configuration_) + ", newer than " +
+                           (machine_->Dir() / "machine.state").string() + "'s " + std::to_string(configuration_));
+  }
   return {};
 }
 

@@ -300,6 +300,28 @@ TEST_P(RecoveryTest, AFullLogMakesCommitsWaitForACheckpoint) {
   CheckRecovered(c, l, acked, &max_seen);
 }
 
+// Records carry the configuration their sender ran in; a log holding one newer than the machine
+// state's configuration was not written with that state, and the start stops, naming both.
+TEST(RecoveryConfigurationTest, ALogRecordOfANewerConfigurationStopsTheStart) {
+  TempDir dir("recovery");
+  {
+    TestCluster c(Options(dir.path, 1), Small());
+    Record r;
+    r.type = RecordType::kTruncate;
+    std::vector<std::byte> bytes = EncodeRecord(r);
+    SetRecordConfiguration(bytes, 2);
+    std::span<const std::byte> part(bytes);
+    ASSERT_TRUE(c.engine(0).wal().Append(kWalTxnRecord, std::span(&part, 1)));
+  }
+  cluster::LocalCluster cluster(Options(dir.path, 1));
+  ASSERT_TRUE(cluster.error().empty()) << cluster.error();
+  cluster::Machine* machine = &cluster.machine(0);
+  auto engines = TxnEngine::OpenAll(std::span(&machine, 1), Small());
+  ASSERT_FALSE(engines.has_value());
+  EXPECT_NE(engines.error().find("records of configuration 2, newer than"), std::string::npos) << engines.error();
+  EXPECT_NE(engines.error().find("machine.state's 1"), std::string::npos) << engines.error();
+}
+
 // Engines stop one by one. One whose checkpoint waits for the stamp of a machine whose engine
 // stopped first gives the checkpoint up instead of waiting for that stamp forever.
 TEST(CheckpointStopTest, AnEngineStopsWhileItsCheckpointWaitsForAStoppedMachine) {
