@@ -55,8 +55,8 @@ class Wal {
                                                              const std::function<void(const WalRecord&)>& each,
                                                              bool whole = false);
   ~Wal();
-  // Reads the records in [from, to) again, as Open read them. REQUIRES: `from` is where Open
-  // began or a record's LSN, and `to` <= end().
+  // Reads the records in [from, to) again, as Open read them (without checking their CRCs
+  // again). REQUIRES: `from` is where Open began or a record's LSN, and `to` <= end().
   std::expected<void, FileError> Replay(uint64_t from, uint64_t to, const std::function<void(const WalRecord&)>& each);
   Wal(const Wal&) = delete;
   Wal& operator=(const Wal&) = delete;
@@ -91,11 +91,13 @@ class Wal {
       : files_(files), dir_(std::move(dir)), options_(options) {}
   // Reads records from `from` until `to` or the end of the log; says where it stopped and in
   // which segment (null: none holds `from`). A segment missing below the end is an error.
+  // `check_crcs` false: the records' CRCs were checked before (a replay of what Open read).
   struct ScanEnd {
     uint64_t stop;
     Segment* last;
   };
-  std::expected<ScanEnd, FileError> Scan(uint64_t from, uint64_t to, const std::function<void(const WalRecord&)>& each);
+  std::expected<ScanEnd, FileError> Scan(uint64_t from, uint64_t to, const std::function<void(const WalRecord&)>& each,
+                                         bool check_crcs);
   std::filesystem::path SegmentPath(uint64_t start) const;
   // The segment starting at `start`, made now. REQUIRES: segments_mu_ held.
   std::expected<Segment*, FileError> NewSegment(uint64_t start);
