@@ -263,7 +263,12 @@ int main(int argc, char** argv) {
   node_options.verify_images = config.verify_images;
   node_options.log = [log](const std::string& line) { log->info("{}", line); };
   // The catalog lists the configured roles (passwords stay in the config's secrets).
-  for (const server::Role& role : config.roles) node_options.roles.push_back({role.name, role.superuser});
+  for (const server::Role& role : config.roles) {
+    storage::RoleDef def;
+    def.rolname = role.name;
+    def.rolsuper = role.superuser;
+    node_options.roles.push_back(std::move(def));
+  }
   auto node = sql::Node::Start(node_options);
   if (!node) {
     log->error("event=startup_failed error=\"{}\"", node.error());
