@@ -17,11 +17,19 @@
 // Implementations are thread-safe.
 #pragma once
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
+#include <climits>
 #include <cstdint>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "cluster/types.h"
@@ -34,22 +42,97 @@ inline constexpr uint64_t MemKey(MemKind kind, uint32_t id) {
   return (uint64_t{static_cast<uint32_t>(kind)} << 32) | id;
 }
 
-// Completion of one one-sided operation. ok is false if the target memory is not registered.
+// Why a one-sided operation failed. kNone while it has not, and for a failure its fabric gave
+// no reason for (LocalFabric gives none: its only failure is memory not registered or out of
+// range, or Shutdown).
+enum class FabricError : uint8_t {
+  kNone = 0,
+  kNotRegistered = 1,   // the target key is not registered at the target
+  kOutOfRange = 2,      // offset + length past the registered span
+  kUnreachable = 3,     // no address for the target, or no connection to it could be made
+  kRefused = 4,         // the handshake was refused: another cluster, secret or configuration
+  kConnectionLost = 5,  // the connection broke while the operation was pending (it may or may
+                        // not have taken effect; it is not sent again)
+  kTimedOut = 6,        // no answer within the fabric's deadline (the connection is reset)
+  kShutdown = 7,        // the fabric was shut down
+};
+
+inline std::string_view FabricErrorName(FabricError e) {
+  switch (e) {
+    case FabricError::kNone: return "none";
+    case FabricError::kNotRegistered: return "not registered";
+    case FabricError::kOutOfRange: return "out of range";
+    case FabricError::kUnreachable: return "unreachable";
+    case FabricError::kRefused: return "refused";
+    case FabricError::kConnectionLost: return "connection lost";
+    case FabricError::kTimedOut: return "timed out";
+    case FabricError::kShutdown: return "shut down";
+  }
+  return "unknown";
+}
+
+// Completion of one one-sided operation. ok is false if the target memory is not registered,
+// or (a fabric between processes) the operation failed otherwise; error() says why.
 class Completion {
  public:
-  bool Done() const { return done_.load(std::memory_order_acquire); }
-  void Wait() const { done_.wait(false, std::memory_order_acquire); }
+  bool Done() const { return (state_.load(std::memory_order_acquire) & kDone) != 0; }
+  void Wait() const {
+    for (uint32_t s = state_.load(std::memory_order_acquire); (s & kDone) == 0;
+         s = state_.load(std::memory_order_acquire)) {
+      state_.wait(s, std::memory_order_acquire);
+    }
+  }
+  // Waits at most `timeout`; returns Done().
+  bool WaitFor(std::chrono::nanoseconds timeout) const;
   bool ok() const { return ok_; }
+  FabricError error() const { return error_; }
   void Finish(bool ok) {
     ok_ = ok;
-    done_.store(true, std::memory_order_release);
-    done_.notify_all();
+    Publish();
+  }
+  void Fail(FabricError why) {
+    error_ = why;
+    Finish(false);
   }
 
  private:
-  bool ok_ = false;  // written before done_ is released
-  std::atomic<bool> done_{false};
+  static constexpr uint32_t kDone = 1;
+  // Set by WaitFor, which sleeps in futex(2) itself (std::atomic::wait has no timeout), so that
+  // Publish wakes it; plain Wait()ers are woken by notify_all. Without one, Finish costs an
+  // atomic or instead of a store.
+  static constexpr uint32_t kTimedWaiter = 2;
+
+  void Publish() {
+    if (state_.fetch_or(kDone, std::memory_order_release) & kTimedWaiter) {
+      syscall(SYS_futex, FutexWord(), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+    }
+    state_.notify_all();
+  }
+  // std::atomic<uint32_t> has the representation of a uint32_t (libstdc++ waits on it so too).
+  uint32_t* FutexWord() const { return reinterpret_cast<uint32_t*>(&state_); }
+
+  bool ok_ = false;                         // written before kDone is released
+  FabricError error_ = FabricError::kNone;  // likewise
+  mutable std::atomic<uint32_t> state_{0};
 };
+
+inline bool Completion::WaitFor(std::chrono::nanoseconds timeout) const {
+  if (Done()) return true;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  uint32_t s = state_.fetch_or(kTimedWaiter, std::memory_order_acquire) | kTimedWaiter;
+  while ((s & kDone) == 0) {
+    auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::nanoseconds::zero()) return false;
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    timespec relative{static_cast<time_t>(ns / 1'000'000'000),
+                      static_cast<long>(ns % 1'000'000'000)};
+    // Returns at once if the word is no longer `s` (Finish came first): no wake-up is lost.
+    syscall(SYS_futex, FutexWord(), FUTEX_WAIT_PRIVATE, s, &relative, nullptr, 0);
+    s = state_.load(std::memory_order_acquire);
+  }
+  return true;
+}
+
 using CompletionPtr = std::shared_ptr<Completion>;
 
 struct Message {
