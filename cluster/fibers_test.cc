@@ -171,19 +171,25 @@ std::vector<int> ThreadCpus() {
   return Cpus(mine);
 }
 
-// Spawns one fiber per worker (each goes to the worker with the fewest) and returns the CPUs
-// each one's worker may run on.
+// Spawns one fiber per worker and returns the CPUs each one's worker may run on. A fiber goes
+// to the worker with the fewest live fibers, so each one stays alive until all are spawned:
+// one that ended early would send the next to its worker again.
 std::vector<std::vector<int>> WorkerCpus(int workers, bool pin) {
   std::mutex mu;
   std::vector<std::vector<int>> seen;
+  std::atomic<bool> all_spawned{false};
   {
     FiberPool pool(workers, pin);
     for (int i = 0; i < workers; ++i) {
       pool.Spawn([&] {
-        std::lock_guard l(mu);
-        seen.push_back(ThreadCpus());
+        {
+          std::lock_guard l(mu);
+          seen.push_back(ThreadCpus());
+        }
+        while (!all_spawned.load()) FiberPool::SleepFor(milliseconds(1));
       });
     }
+    all_spawned = true;
   }
   std::sort(seen.begin(), seen.end());
   return seen;
