@@ -12,8 +12,9 @@ namespace farmdb::cluster {
 
 namespace {
 constexpr std::string_view kMagic = "farmdb-config 1";
+}  // namespace
 
-std::string Encode(const Configuration& c) {
+std::string EncodeConfiguration(const Configuration& c) {
   std::ostringstream s;
   s << kMagic << "\nid " << c.id << "\ncm " << c.cm << "\n";
   for (auto& m : c.members) s << "member " << m.machine << " " << m.failure_domain << "\n";
@@ -21,8 +22,8 @@ std::string Encode(const Configuration& c) {
   return s.str();
 }
 
-std::expected<Configuration, std::string> Decode(const std::string& text) {
-  std::istringstream in(text);
+std::expected<Configuration, std::string> DecodeConfiguration(std::string_view text) {
+  std::istringstream in{std::string(text)};
   std::string line;
   if (!std::getline(in, line) || line != kMagic) return std::unexpected("bad config header");
   Configuration c;
@@ -51,7 +52,6 @@ std::expected<Configuration, std::string> Decode(const std::string& text) {
   if (!ended || c.id == 0) return std::unexpected("truncated config");
   return c;
 }
-}  // namespace
 
 std::expected<std::optional<Configuration>, std::string> EmbeddedConfigStore::Read() {
   std::lock_guard l(mu_);
@@ -66,7 +66,7 @@ std::expected<std::optional<Configuration>, std::string> EmbeddedConfigStore::Re
   }
   std::stringstream buf;
   buf << in.rdbuf();
-  auto c = Decode(buf.str());
+  auto c = DecodeConfiguration(buf.str());
   if (!c) return std::unexpected(file_.string() + ": " + c.error());
   return std::optional<Configuration>(*c);
 }
@@ -80,7 +80,7 @@ std::expected<bool, std::string> EmbeddedConfigStore::CompareAndSwap(uint64_t ex
   if (next.id <= expected_id) return std::unexpected("configuration ids must increase");
   std::filesystem::path tmp = file_;
   tmp += ".tmp";
-  std::string text = Encode(next);
+  std::string text = EncodeConfiguration(next);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return std::unexpected("open " + tmp.string() + ": " + std::strerror(errno));
   bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&

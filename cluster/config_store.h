@@ -3,8 +3,8 @@
 // so at most one machine moves the cluster from configuration c to c + 1.
 //
 // EmbeddedConfigStore is the single-node store: a text file replaced atomically (write a temp
-// file, fsync, rename). A ZooKeeper store (CAS on the znode version) comes with multi-process
-// clusters. Thread-safe within one process; not for several processes sharing the file.
+// file, fsync, rename). Thread-safe within one process; not for several processes sharing the
+// file. ZooKeeperConfigStore (zookeeper.h) is the store of multi-process clusters.
 //
 // Not used by Machine yet: membership is fixed at start until reconfiguration (a later issue).
 #pragma once
@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cluster/types.h"
@@ -31,6 +32,11 @@ struct Configuration {
   MachineId cm = kNoMachine;
   friend bool operator==(const Configuration&, const Configuration&) = default;
 };
+
+// The text both stores keep (FORMATS.md "Configuration store"). Decoding refuses damage and
+// other formats with a message saying what is wrong.
+std::string EncodeConfiguration(const Configuration& c);
+std::expected<Configuration, std::string> DecodeConfiguration(std::string_view text);
 
 class ConfigStore {
  public:
