@@ -17,7 +17,11 @@ constexpr std::string_view kMagic = "farmdb-config 1";
 std::string EncodeConfiguration(const Configuration& c) {
   std::ostringstream s;
   s << kMagic << "\nid " << c.id << "\ncm " << c.cm << "\n";
-  for (auto& m : c.members) s << "member " << m.machine << " " << m.failure_domain << "\n";
+  for (auto& m : c.members) {
+    s << "member " << m.machine << " " << m.failure_domain;
+    if (!m.node.empty()) s << " " << m.node;
+    s << "\n";
+  }
   s << "end\n";
   return s.str();
 }
@@ -39,6 +43,8 @@ std::expected<Configuration, std::string> DecodeConfiguration(std::string_view t
     } else if (key == "member") {
       Configuration::Member m{};
       f >> m.machine >> m.failure_domain;
+      if (f.fail()) return std::unexpected("malformed config line: " + line);
+      if (!(f >> m.node)) f.clear();  // optional: a single process's members have none
       c.members.push_back(m);
     } else if (key == "end") {
       ended = true;

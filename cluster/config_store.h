@@ -26,6 +26,9 @@ struct Configuration {
   struct Member {
     MachineId machine;
     uint32_t failure_domain;
+    // The registration a multi-process member joined through (ZooKeeperCluster::Register);
+    // empty in a single process.
+    std::string node = {};
     friend bool operator==(const Member&, const Member&) = default;
   };
   std::vector<Member> members;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cluster/test_zookeeper.h"
+#include "cluster/zookeeper_cluster.h"
 
 namespace farmdb::cluster {
 namespace {
@@ -20,7 +21,10 @@ std::unique_ptr<ZooKeeperSession> Connect(const std::string& hosts) {
   return s ? std::move(*s) : nullptr;
 }
 
-Configuration Config(uint64_t id, MachineId cm) { return {id, {{0, 0}, {1, 1}, {2, 2}}, cm}; }
+// Members with and without the registration they joined through.
+Configuration Config(uint64_t id, MachineId cm) {
+  return {id, {{0, 0, "n0000000000"}, {1, 1, "n0000000001"}, {2, 2, ""}}, cm};
+}
 
 TEST(ZooKeeperSessionTest, CreatesReadsSetsAtAVersionAndLists) {
   auto zk = Connect(TestZooKeeper::FreshChroot());
@@ -163,6 +167,165 @@ TEST(ZooKeeperConfigStoreTest, ADamagedZnodeIsAnErrorNamingIt) {
   ASSERT_FALSE(read.has_value());
   EXPECT_NE(read.error().find("znode /configuration: truncated config"), std::string::npos) << read.error();
   EXPECT_FALSE(s.CompareAndSwap(3, Config(4, 0)).has_value());
+}
+
+}  // namespace
+}  // namespace farmdb::cluster
+
+namespace farmdb::cluster {
+namespace {
+
+TEST(ZooKeeperClusterTest, TheCreatorFixesTheSettingsAndJoinersMustAgree) {
+  auto zk = Connect(TestZooKeeper::FreshChroot());
+  ASSERT_TRUE(zk);
+  ZooKeeperCluster c(zk.get(), "c1");
+  ClusterSettings wanted{.replicas = 3, .region_size = 1 << 20, .log_size = 1 << 20, .secret = ""};
+  auto created = c.CreateOrJoin(wanted);
+  ASSERT_TRUE(created.has_value()) << created.error();
+  EXPECT_EQ(created->secret.size(), 64u);  // generated: 32 random bytes in hex
+  auto joined = c.CreateOrJoin(wanted);
+  ASSERT_TRUE(joined.has_value()) << joined.error();
+  EXPECT_EQ(joined->secret, created->secret);  // read from the cluster's znode
+
+  ClusterSettings fewer = wanted;
+  fewer.replicas = 2;
+  EXPECT_EQ(c.CreateOrJoin(fewer).error(), "farmdb.replicas is 3 in cluster \"c1\"; this node asks for 2");
+  ClusterSettings bigger = wanted;
+  bigger.region_size = 2 << 20;
+  EXPECT_EQ(c.CreateOrJoin(bigger).error(),
+            "the region size is 1048576 in cluster \"c1\"; this node asks for 2097152");
+  ClusterSettings stranger = wanted;
+  stranger.secret = "not-it";
+  EXPECT_EQ(c.CreateOrJoin(stranger).error(), "farmdb.cluster_secret differs from cluster \"c1\"'s");
+  ClusterSettings given = wanted;
+  given.secret = created->secret;
+  EXPECT_TRUE(c.CreateOrJoin(given).has_value());
+
+  ZooKeeperCluster bad(zk.get(), "a/b");
+  EXPECT_FALSE(bad.CreateOrJoin(wanted).has_value());
+}
+
+// Nodes that start at the same moment form one configuration: every node registered by then,
+// in registration order, the first the CM. A node registering later is no member of it.
+TEST(ZooKeeperClusterTest, NodesStartingTogetherFormOneConfiguration) {
+  std::string chroot = TestZooKeeper::FreshChroot();
+  constexpr int kNodes = 3;
+  std::vector<std::unique_ptr<ZooKeeperSession>> sessions;
+  for (int i = 0; i <= kNodes; ++i) {
+    sessions.push_back(Connect(chroot));
+    ASSERT_TRUE(sessions.back());
+  }
+  ClusterSettings settings{.replicas = kNodes, .region_size = 1 << 20, .log_size = 1 << 20, .secret = "s"};
+  std::vector<std::string> names(kNodes);
+  std::vector<std::expected<Configuration, std::string>> formed(kNodes, std::unexpected("not run"));
+  std::atomic<int> waits{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kNodes; ++i) {
+    threads.emplace_back([&, i] {
+      ZooKeeperCluster c(sessions[i].get(), "c");
+      ASSERT_TRUE(c.CreateOrJoin(settings).has_value());
+      // The first starts alone and waits for the others.
+      if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      names[i] = c.Register("127.0.0.1:" + std::to_string(7000 + i)).value();
+      formed[i] = c.FormOrRead(kNodes, std::chrono::seconds(20), [&](const std::string&) { ++waits; });
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_GE(waits.load(), 1);
+  ASSERT_TRUE(formed[0].has_value()) << formed[0].error();
+  const Configuration& c = *formed[0];
+  for (auto& f : formed) EXPECT_EQ(f.value(), c);
+  EXPECT_EQ(c.id, 1u);
+  EXPECT_EQ(c.cm, 0u);
+  ASSERT_EQ(c.members.size(), 3u);
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  for (MachineId m = 0; m < kNodes; ++m) {
+    EXPECT_EQ(c.members[m].machine, m);
+    EXPECT_EQ(c.members[m].node, sorted[m]);
+  }
+  EXPECT_EQ(sorted[0], names[0]);  // the first to register is machine 0, the CM
+
+  ZooKeeperCluster late(sessions[kNodes].get(), "c");
+  std::string late_name = late.Register("127.0.0.1:7999").value();
+  auto read = late.FormOrRead(kNodes, std::chrono::seconds(5), [](const std::string&) {});
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(*read, c);
+  auto addresses = late.FabricAddresses(c).value();
+  ASSERT_EQ(addresses.size(), 3u);
+  for (MachineId m = 0; m < kNodes; ++m) {
+    auto i = std::find(names.begin(), names.end(), c.members[m].node) - names.begin();
+    EXPECT_EQ(addresses[m], "127.0.0.1:" + std::to_string(7000 + i));
+  }
+}
+
+TEST(ZooKeeperClusterTest, TooFewNodesWaitSayingWhatFor) {
+  auto zk = Connect(TestZooKeeper::FreshChroot());
+  ASSERT_TRUE(zk);
+  ZooKeeperCluster c(zk.get(), "c");
+  ASSERT_TRUE(c.Register("127.0.0.1:1").has_value());
+  std::vector<std::string> said;
+  auto formed = c.FormOrRead(3, std::chrono::milliseconds(1500), [&](const std::string& s) { said.push_back(s); });
+  ASSERT_FALSE(formed.has_value());
+  EXPECT_EQ(formed.error(), "gave up after 1500 ms waiting for the cluster to form");
+  ASSERT_GE(said.size(), 1u);
+  EXPECT_EQ(said[0], "cluster \"c\" has 1 of the 3 nodes it needs to place regions with farmdb.replicas=3");
+  EXPECT_EQ(c.configuration().Read().value(), std::nullopt);
+}
+
+TEST(ZooKeeperClusterTest, TheStartBarrierWaitsForEveryMember) {
+  std::string chroot = TestZooKeeper::FreshChroot();
+  auto a = Connect(chroot);
+  auto b = Connect(chroot);
+  ASSERT_TRUE(a && b);
+  Configuration c{.id = 4, .members = {{0, 0, "n0"}, {1, 1, "n1"}}, .cm = 0};
+  ZooKeeperCluster ca(a.get(), "c");
+  ZooKeeperCluster cb(b.get(), "c");
+  auto alone = ca.PassStartBarrier(c, 0, std::chrono::milliseconds(300));
+  ASSERT_FALSE(alone.has_value());
+  EXPECT_EQ(alone.error(), "gave up after 300 ms waiting for every member to be ready");
+  std::expected<void, std::string> first;
+  std::thread t([&] { first = ca.PassStartBarrier(c, 0, std::chrono::seconds(10)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(cb.PassStartBarrier(c, 1, std::chrono::seconds(10)).has_value());
+  t.join();
+  EXPECT_TRUE(first.has_value()) << first.error();
+}
+
+TEST(ZooKeeperClusterTest, TheCatalogRootIsPublishedOnceAndAwaited) {
+  std::string chroot = TestZooKeeper::FreshChroot();
+  auto a = Connect(chroot);
+  auto b = Connect(chroot);
+  ASSERT_TRUE(a && b);
+  ZooKeeperCluster ca(a.get(), "c");
+  ZooKeeperCluster cb(b.get(), "c");
+  ASSERT_TRUE(ca.CreateOrJoin({.replicas = 1, .secret = "s"}).has_value());
+  EXPECT_FALSE(cb.WaitForCatalogRoot(std::chrono::milliseconds(100)).has_value());
+  std::expected<uint64_t, std::string> root = std::unexpected("");
+  std::thread t([&] { root = cb.WaitForCatalogRoot(std::chrono::seconds(10)); });
+  ASSERT_TRUE(ca.PublishCatalogRoot(0x1234'0000'0040).has_value());
+  t.join();
+  EXPECT_EQ(root.value(), 0x1234'0000'0040u);
+  EXPECT_FALSE(ca.PublishCatalogRoot(7).has_value());  // once
+
+  ASSERT_TRUE(ca.PublishSqlAddress(2, "127.0.0.1:5433").has_value());
+  ASSERT_TRUE(ca.PublishSqlAddress(2, "127.0.0.1:5434").has_value());  // moved
+  EXPECT_EQ(cb.SqlAddress(2).value(), "127.0.0.1:5434");
+  EXPECT_EQ(cb.SqlAddress(1).value(), std::nullopt);
+}
+
+TEST(ZooKeeperClusterTest, SettingsRoundTripAndDamageIsNamed) {
+  ClusterSettings s{.replicas = 2, .region_size = 4096, .log_size = 8192, .secret = "abc"};
+  auto back = DecodeClusterSettings(EncodeClusterSettings(s));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->replicas, 2);
+  EXPECT_EQ(back->region_size, 4096u);
+  EXPECT_EQ(back->log_size, 8192u);
+  EXPECT_EQ(back->secret, "abc");
+  EXPECT_EQ(DecodeClusterSettings("farmdb-cluster 1\nreplicas 2\n").error(), "truncated cluster settings");
+  EXPECT_EQ(DecodeClusterSettings("farmdb-cluster 1\nreplicas x\nend\n").error(),
+            "malformed cluster settings line: replicas x");
+  EXPECT_EQ(DecodeClusterSettings("other\n").error(), "bad cluster settings header");
 }
 
 }  // namespace
