@@ -152,11 +152,12 @@ std::expected<Timestamp, TxnError> Txn::LockPhase(Participants& p) {
   if (auto local = p.primary_objects.find(p.self); local != p.primary_objects.end()) {
     outcome = worker_->engine().LockObjects(local->second, &p.local_locked, &max_head);
   }
-  // A LOCK that did not reach its primary (memory gone: the engine shut down) gets no reply.
+  // A LOCK that did not reach its primary (its engine shut down, or the fabric failed: the
+  // primary is unreachable) gets no reply.
   size_t delivered = 0;
   for (auto& c : sent) c->Wait(), delivered += c->ok();
   auto replies = worker_->AwaitLockReplies(id_, delivered);
-  if (delivered < sent.size()) return std::unexpected(TxnError{TxnErrorCode::kInternal});
+  if (delivered < sent.size()) return std::unexpected(TxnError{TxnErrorCode::kUnavailable});
   for (auto& r : replies) {
     outcome = std::max(outcome, r.outcome);
     max_head = std::max(max_head, r.max_head_ts);
@@ -258,7 +259,7 @@ std::expected<void, TxnError> Txn::CommitPrimaryPhase(Participants& p, Timestamp
   while (!local) {
     bool all_done = std::ranges::all_of(acks, [](auto& c) { return c->Done(); });
     if (std::ranges::any_of(acks, acked)) break;
-    if (all_done) return std::unexpected(TxnError{TxnErrorCode::kInternal});
+    if (all_done) return std::unexpected(TxnError{TxnErrorCode::kOutcomeUnknown});
     std::this_thread::yield();
   }
   // Truncation tells participants they may drop what they keep for the transaction: remote
@@ -362,7 +363,7 @@ std::expected<CommitInfo, TxnError> Txn::Commit(CommitWait wait) {
   bool backups_sent = false;
   if (w) {
     backups_sent = true;
-    if (!CommitBackupPhase(p, *w)) w = std::unexpected(TxnError{TxnErrorCode::kInternal});
+    if (!CommitBackupPhase(p, *w)) w = std::unexpected(TxnError{TxnErrorCode::kUnavailable});
     cluster::CrashPoint("commit.backed_up");
   }
   std::expected<void, TxnError> primaries = w ? CommitPrimaryPhase(p, *w) : std::expected<void, TxnError>{};

@@ -243,9 +243,12 @@ std::expected<uint32_t, TxnError> TxnEngine::ObjectLines(Addr a) {
   auto p = machine_->Lookup(a.region());
   if (!p) return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
   alignas(8) std::byte header[8];
-  bool read = ReadFromPrimary(p->primary, Addr::Of(p->id, slab * kSlabSize), header);
+  cluster::FabricError failed = ReadFromPrimary(p->primary, Addr::Of(p->id, slab * kSlabSize), header);
+  if (TxnErrorCode code = FabricFailure(failed); failed != cluster::FabricError::kNone && code == TxnErrorCode::kUnavailable) {
+    return std::unexpected(TxnError{code});
+  }
   uint64_t w = cluster::LoadWord(header);
-  if (!read || (w >> 32) != kSlabMagic) {
+  if (failed != cluster::FabricError::kNone || (w >> 32) != kSlabMagic) {
     return std::unexpected(TxnError{TxnErrorCode::kNotAllocated});
   }
   uint32_t lines = static_cast<uint32_t>(w & 0xffffffff);
@@ -257,28 +260,33 @@ std::expected<uint32_t, TxnError> TxnEngine::ObjectLines(Addr a) {
   return lines;
 }
 
-bool TxnEngine::ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> dst) {
+cluster::FabricError TxnEngine::ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> dst) {
   if (primary == machine_->id()) {
     auto bytes = machine_->LocalReplica(a.region());
-    if (a.offset() % 8 || a.offset() + dst.size() > bytes.size()) return false;
+    if (a.offset() % 8 || a.offset() + dst.size() > bytes.size()) return cluster::FabricError::kOutOfRange;
     cluster::CopyOut(bytes.data() + a.offset(), dst.data(), dst.size());
-    return true;
+    return cluster::FabricError::kNone;
   }
   auto c = machine_->fabric().Read(machine_->id(), primary, MemKey(MemKind::kRegion, a.region()),
                                    a.offset(), dst);
   c->Wait();
-  return c->ok();
+  if (c->ok()) return cluster::FabricError::kNone;
+  // LocalFabric gives no reason: its only failure is memory that is not registered.
+  return c->error() == cluster::FabricError::kNone ? cluster::FabricError::kNotRegistered : c->error();
 }
 
-std::optional<ObjectHead> TxnEngine::ReadObjectFromPrimary(MachineId primary, Addr a, uint32_t lines,
-                                                            std::byte* payload, RawBytes& scratch) {
+std::expected<ObjectHead, cluster::FabricError> TxnEngine::ReadObjectFromPrimary(MachineId primary, Addr a,
+                                                                                  uint32_t lines, std::byte* payload,
+                                                                                  RawBytes& scratch) {
   if (primary == machine_->id()) {
     const std::byte* mem = LocalObject(a, lines);
-    if (!mem) return std::nullopt;
+    if (!mem) return std::unexpected(cluster::FabricError::kOutOfRange);
     return CopyPayloadOut(mem, lines, payload);
   }
   scratch.resize(size_t{lines} * kLineSize);
-  if (!ReadFromPrimary(primary, a, scratch)) return std::nullopt;
+  if (auto failed = ReadFromPrimary(primary, a, scratch); failed != cluster::FabricError::kNone) {
+    return std::unexpected(failed);
+  }
   return CopyPayloadOut(scratch.data(), lines, payload);
 }
 

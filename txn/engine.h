@@ -227,13 +227,14 @@ class TxnEngine {
   std::expected<uint32_t, TxnError> ObjectLines(Addr a);
   // Copies dst.size() bytes at `a` from its primary: a local memory read in the one-sided word
   // order (word_copy.h) when this machine is the primary (FaRM §3: local objects are read with
-  // local memory accesses), else a one-sided fabric read. False if the memory is not there.
-  bool ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> dst);
+  // local memory accesses), else a one-sided fabric read. Why it failed, if it did (kNone: it
+  // did not; local memory that is not there: kOutOfRange).
+  cluster::FabricError ReadFromPrimary(MachineId primary, Addr a, std::span<std::byte> dst);
   // One read of the `lines`-line object at `a` from its primary into `payload`
   // (CopyPayloadOut): straight from local memory when this machine is the primary, else through
-  // a one-sided read into `scratch`. Nullopt if the memory is not there.
-  std::optional<ObjectHead> ReadObjectFromPrimary(MachineId primary, Addr a, uint32_t lines,
-                                                  std::byte* payload, RawBytes& scratch);
+  // a one-sided read into `scratch`. The error says why the read failed.
+  std::expected<ObjectHead, cluster::FabricError> ReadObjectFromPrimary(MachineId primary, Addr a, uint32_t lines,
+                                                                       std::byte* payload, RawBytes& scratch);
   // A slab of `lines`-line objects for a worker to allocate from: one handed back with free
   // slots (unless `fresh`), else a new one, in a new region if need be (kOutOfSpace when a
   // replica's disk has no room for it).

@@ -23,6 +23,12 @@ std::string_view AbortReasonName(AbortReason r) {
   return "unknown";
 }
 
+TxnErrorCode FabricFailure(cluster::FabricError e) {
+  return e == cluster::FabricError::kNotRegistered || e == cluster::FabricError::kOutOfRange
+             ? TxnErrorCode::kInvalidArgument
+             : TxnErrorCode::kUnavailable;
+}
+
 Txn::Txn(Worker* worker, TxnId id, TxnOptions options, Timestamp read_ts)
     : worker_(worker), id_(id), options_(options), read_ts_(read_ts) {}
 
@@ -84,7 +90,7 @@ std::expected<ObjectHead, TxnError> Txn::ReadHead(MachineId primary, Addr addr, 
   auto locked_deadline = std::chrono::steady_clock::time_point::max();
   for (;;) {
     auto head = engine.ReadObjectFromPrimary(primary, addr, lines, payload, remote_read_);
-    if (!head) return Invalid();
+    if (!head) return std::unexpected(TxnError{FabricFailure(head.error())});
     if (head->check == ReadCheck::kOk) return *head;
     if (head->check == ReadCheck::kTorn) {
       engine.counters().torn_read_retries.fetch_add(1, std::memory_order_relaxed);
@@ -149,6 +155,9 @@ std::expected<const Txn::ReadEntry*, TxnError> Txn::ReadObject(Addr addr) {
       auto old_primary = machine.PrimaryOf(old.region());
       if (!old_primary) return std::unexpected(TxnError{TxnErrorCode::kInternal});
       auto read = engine.ReadObjectFromPrimary(*old_primary, old, *lines, payload.data(), remote_read_);
+      if (!read && FabricFailure(read.error()) == TxnErrorCode::kUnavailable) {
+        return std::unexpected(TxnError{TxnErrorCode::kUnavailable});
+      }
       if (!read || HeaderLocked(read->header)) {
         // Old versions are never locked: this is freed (poisoned) memory.
         return std::unexpected(TxnError{TxnErrorCode::kInternal});

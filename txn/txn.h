@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/fabric/fabric.h"
 #include "txn/address.h"
 #include "txn/object.h"
 #include "txn/read_set.h"
@@ -65,7 +66,16 @@ enum class TxnErrorCode : uint8_t {
                      // disk had no room for it
   kStaleWrites,      // Commit only: re-applicable writes went stale; the transaction is still
                      // open (Txn::MarkReapplicable)
+  kUnavailable,      // a machine the transaction needs did not answer (its connection failed
+                     // or timed out, cluster::FabricError); it did not commit
+  kOutcomeUnknown,   // Commit only: every remote primary's COMMIT-PRIMARY failed in flight; each
+                     // may have landed, so the transaction may have committed
 };
+
+// What a failed one-sided operation means for a transaction: memory that is not there (an
+// address in no region, or past its end) is the caller's misuse; any other failure is the
+// fabric's (kUnavailable).
+TxnErrorCode FabricFailure(cluster::FabricError e);
 
 struct TxnError {
   TxnErrorCode code = TxnErrorCode::kAborted;

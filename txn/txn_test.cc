@@ -414,7 +414,7 @@ TEST(TxnLimitTest, FailedLogAppendsFailTheCommitInsteadOfCountingAsAcks) {
     ASSERT_TRUE(t->Write(a, U64Bytes(8)));
     auto r = t->Commit();
     ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, TxnErrorCode::kInternal);
+    EXPECT_EQ(r.error().code, TxnErrorCode::kUnavailable);  // the backup cannot be reached
   }
   EXPECT_EQ(ReadOne(*w0, a), 7u) << "the failed commit was exposed or left its lock";
   // LOCK from 1 to primary 0 cannot be written: no LOCK-REPLY will come, so do not wait for one.
@@ -423,7 +423,7 @@ TEST(TxnLimitTest, FailedLogAppendsFailTheCommitInsteadOfCountingAsAcks) {
   ASSERT_TRUE(t->Write(a, U64Bytes(9)));
   auto r = t->Commit();
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, TxnErrorCode::kInternal);
+  EXPECT_EQ(r.error().code, TxnErrorCode::kUnavailable);
   EXPECT_EQ(ReadOne(*w0, a), 7u);
 }
 

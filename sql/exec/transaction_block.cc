@@ -31,6 +31,18 @@ Error TxnFailure(const txn::TxnError& e) {
     err.hint = "Check free disk space.";
     return err;
   }
+  if (e.code == txn::TxnErrorCode::kUnavailable) {
+    // What Citus says, with its SQLSTATE, when a worker node cannot be reached.
+    Error err = MakeError("08006", "could not reach a node that holds data this transaction needs");
+    err.detail = "The transaction did not commit.";
+    err.hint = "The node may be down or partitioned away; retry once it is back.";
+    return err;
+  }
+  if (e.code == txn::TxnErrorCode::kOutcomeUnknown) {
+    Error err = MakeError("40003", "the outcome of the commit is unknown: a node that holds its data did not answer");
+    err.detail = "The transaction may or may not have committed.";
+    return err;
+  }
   return MakeError("XX000", fmt::format("transaction failed (code {}, reason {})", static_cast<int>(e.code),
                                         txn::AbortReasonName(e.reason)));
 }
