@@ -36,6 +36,16 @@ class SkewedTimeSource final : public TimeSource {
   const double drift_ppm_;
 };
 
+// A machine's clock offset and rate against real time (tests; SkewedTimeSource).
+struct ClockSkew {
+  int64_t offset_ns = 0;
+  // What the clock bound (ClockOptions::drift_ppm) must cover is each machine's rate relative to
+  // machine 0, the CM, whose clock is master time: (1 + d) / (1 + d_cm) - 1 = (d - d_cm) /
+  // (1 + d_cm). Keeping every |drift| strictly below bound / 2 (the tests use <= 0.45 x bound)
+  // keeps that within the bound; exactly bound / 2 on both sides exceeds it by a second-order term.
+  double drift_ppm = 0;
+};
+
 // A manually advanced source for pure unit tests.
 class FakeTimeSource final : public TimeSource {
  public:

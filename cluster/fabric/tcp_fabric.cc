@@ -302,6 +302,33 @@ TcpFabric::TcpFabric(TcpFabricOptions options)
   accepted_epoch_.assign(options_.machines, 0);
 }
 
+std::expected<int, std::string> TcpFabric::Listen(const std::string& address) {
+  auto listen_at = Resolve(address);
+  if (!listen_at) return std::unexpected("listen address " + listen_at.error());
+  auto failed = [](std::string what, int fd) {
+    int error = errno;
+    if (fd >= 0) close(fd);
+    return std::unexpected(what + ": " + std::strerror(error));
+  };
+  int fd = socket(listen_at->storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return failed("socket", fd);
+  // A restarted fabric binds its old port although connections of the old one are in TIME_WAIT.
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(fd, reinterpret_cast<const sockaddr*>(&listen_at->storage), listen_at->length) != 0) {
+    return failed("bind " + address, fd);
+  }
+  if (listen(fd, SOMAXCONN) != 0) return failed("listen", fd);
+  return fd;
+}
+
+std::string TcpFabric::ListenerAddress(int listen_fd) {
+  sockaddr_storage bound{};
+  socklen_t bound_length = sizeof bound;
+  getsockname(listen_fd, reinterpret_cast<sockaddr*>(&bound), &bound_length);
+  return FormatAddress(bound);
+}
+
 std::expected<std::unique_ptr<TcpFabric>, std::string> TcpFabric::Start(TcpFabricOptions options) {
   if (options.machines <= 0 || options.self >= static_cast<MachineId>(options.machines)) {
     return std::unexpected("machine " + std::to_string(options.self) + " is not one of " +
@@ -310,29 +337,19 @@ std::expected<std::unique_ptr<TcpFabric>, std::string> TcpFabric::Start(TcpFabri
   if (options.secret.empty()) return std::unexpected("the tcp fabric needs a secret");
   if (options.cluster_name.size() > kMaxNameBytes) return std::unexpected("cluster name too long");
   if (options.operation_timeout.count() <= 0) return std::unexpected("operation_timeout <= 0");
-  auto listen_at = Resolve(options.listen_address);
-  if (!listen_at) return std::unexpected("listen address " + listen_at.error());
-
-  std::unique_ptr<TcpFabric> f(new TcpFabric(std::move(options)));
   auto failed = [](std::string what) {
     int error = errno;
     return std::unexpected(what + ": " + std::strerror(error));
   };
-  f->listen_fd_ =
-      socket(listen_at->storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (f->listen_fd_ < 0) return failed("socket");
-  // A restarted fabric binds its old port although connections of the old one are in TIME_WAIT.
-  int one = 1;
-  setsockopt(f->listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (bind(f->listen_fd_, reinterpret_cast<const sockaddr*>(&listen_at->storage),
-           listen_at->length) != 0) {
-    return failed("bind " + f->options_.listen_address);
+  std::unique_ptr<TcpFabric> f(new TcpFabric(std::move(options)));
+  if (f->options_.listen_fd >= 0) {
+    f->listen_fd_ = f->options_.listen_fd;
+  } else {
+    auto listener = Listen(f->options_.listen_address);
+    if (!listener) return std::unexpected(listener.error());
+    f->listen_fd_ = *listener;
   }
-  if (listen(f->listen_fd_, SOMAXCONN) != 0) return failed("listen");
-  sockaddr_storage bound{};
-  socklen_t bound_length = sizeof bound;
-  getsockname(f->listen_fd_, reinterpret_cast<sockaddr*>(&bound), &bound_length);
-  f->address_ = FormatAddress(bound);
+  f->address_ = ListenerAddress(f->listen_fd_);
 
   f->epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (f->epoll_fd_ < 0) return failed("epoll_create1");

@@ -53,6 +53,10 @@ struct TcpFabricOptions {
   MachineId self = kNoMachine;
   int machines = 0;
   std::string listen_address;  // "HOST:PORT" (numeric host; IPv6 as "[::1]:PORT"); port 0: any
+  // A listening socket (Listen) to serve on instead of listen_address; the fabric owns it. A
+  // process learns its port before it knows its machine id so, and peers that dial it before
+  // the fabric starts wait in the backlog.
+  int listen_fd = -1;
   std::string cluster_name;    // must match the peer's (at most 255 bytes)
   std::string secret;          // must match the peer's; never sent; not empty
   uint64_t configuration_id = 1;
@@ -87,8 +91,13 @@ struct TcpFabricStats {
 
 class TcpFabric final : public Fabric {
  public:
-  // Binds and listens on options.listen_address and starts the fabric thread.
+  // Binds and listens on options.listen_address (or takes options.listen_fd) and starts the
+  // fabric thread.
   static std::expected<std::unique_ptr<TcpFabric>, std::string> Start(TcpFabricOptions options);
+  // A nonblocking listening socket bound to `address` ("HOST:PORT", port 0: any), and the
+  // "HOST:PORT" it is bound to.
+  static std::expected<int, std::string> Listen(const std::string& address);
+  static std::string ListenerAddress(int listen_fd);
   ~TcpFabric() override;  // Shutdown()
   TcpFabric(const TcpFabric&) = delete;
   TcpFabric& operator=(const TcpFabric&) = delete;

@@ -342,6 +342,33 @@ struct RawListener {
 
 // ---- One-sided operations ----
 
+// A process listens before it knows its machine id (ProcessCluster): a peer that dials the
+// socket before the fabric runs waits in the backlog, and is served once it does.
+TEST(TcpFabricTest, AListeningSocketMadeEarlierIsServed) {
+  Logs logs;
+  auto listener = TcpFabric::Listen("127.0.0.1:0");
+  ASSERT_TRUE(listener.has_value()) << listener.error();
+  std::string address = TcpFabric::ListenerAddress(*listener);
+  EXPECT_NE(address, "127.0.0.1:0");
+  auto dialler = StartFabric(Options(0, 2, logs));
+  ASSERT_TRUE(dialler);
+  ASSERT_TRUE(dialler->SetPeerAddress(1, address));
+  Memory mem(1);
+  auto early = dialler->Write(0, 1, 7, 0, Word(42));  // dials now; no fabric serves it yet
+  std::this_thread::sleep_for(100ms);
+  TcpFabricOptions o = Options(1, 2, logs);
+  o.listen_address.clear();
+  o.listen_fd = *listener;
+  auto served = StartFabric(std::move(o));
+  ASSERT_TRUE(served);
+  EXPECT_EQ(served->address(), address);
+  // The early write found no registered memory: it fails as such, not as unreachable.
+  EXPECT_EQ(FailureOf(early), FabricError::kNotRegistered);
+  served->Register(1, 7, mem.bytes());
+  EXPECT_TRUE(Succeeds(dialler->Write(0, 1, 7, 0, Word(43))));
+  EXPECT_EQ(mem.Load(0), 43u);
+}
+
 TEST(TcpFabricTest, RemoteWriteLandsAndRunsTheNotifier) {
   Cluster c(2);
   Memory mem(16), other(4);
