@@ -255,6 +255,22 @@ std::expected<void, std::string> SetConfigValue(Config& config, std::string_view
     auto v = ParseInteger(value);
     if (!v || *v < 1 || *v > 64) return std::unexpected("farmdb.machines must be between 1 and 64");
     config.machines = static_cast<int>(*v);
+  } else if (name == "farmdb.zookeeper") {
+    config.zookeeper = value;
+  } else if (name == "farmdb.cluster") {
+    config.cluster_name = value;
+  } else if (name == "farmdb.fabric_address") {
+    config.fabric_address = value;
+  } else if (name == "farmdb.replicas") {
+    auto v = ParseInteger(value);
+    if (!v || *v < 1 || *v > 16) return std::unexpected("farmdb.replicas must be between 1 and 16");
+    config.replicas = static_cast<int>(*v);
+  } else if (name == "farmdb.cluster_secret") {
+    config.cluster_secret = value;
+  } else if (name == "farmdb.test_clock_offset_ns") {
+    auto v = ParseInteger(value);
+    if (!v) return std::unexpected("farmdb.test_clock_offset_ns must be an integer");
+    config.test_clock_offset_ns = *v;
   } else if (name == "farmdb.connection_workers") {
     auto v = ParseInteger(value);
     if (!v || *v < 0 || *v > 1024) {

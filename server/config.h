@@ -62,6 +62,16 @@ struct Config {
   // farmdb.machines: in-process machines of the node's LocalCluster (sql/node.h), with
   // min(2, machines - 1) backups per region.
   int machines = 1;
+  // A member of a multi-process cluster (sql/node.h ClusterMembership) when farmdb.zookeeper is
+  // set: farmdb.zookeeper, farmdb.cluster, farmdb.fabric_address, farmdb.replicas (f + 1),
+  // farmdb.cluster_secret, and farmdb.test_clock_offset_ns (tests: an offset added to this
+  // process's clock).
+  std::string zookeeper;
+  std::string cluster_name;
+  std::string fabric_address;
+  int replicas = 3;
+  std::string cluster_secret;
+  int64_t test_clock_offset_ns = 0;
   // farmdb.connection_workers: threads that run the connections as fibers (cluster/fibers.h);
   // 0: a thread per connection. Unset: one per core on one machine, and 0 on several, whose
   // commits wait for the other machines in ways that still block a worker's other sessions.

@@ -48,7 +48,7 @@ std::expected<std::unique_ptr<Server>, std::string> Server::Start(Config config,
   if (auto status = server->Listen(); !status) return std::unexpected(status.error());
   const Config& c = server->config_;
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  server->connections_.emplace(c.connection_workers.value_or(c.machines == 1 ? cores : 0), c.pin_workers);
+  server->connections_.emplace(c.connection_workers.value_or(c.machines == 1 && c.zookeeper.empty() ? cores : 0), c.pin_workers);
   server->accept_thread_ = std::thread([s = server.get()] { s->AcceptLoop(); });
   return server;
 }

@@ -4,14 +4,17 @@
 #include <thread>
 
 #include "cluster/local_cluster.h"
+#include "cluster/process_cluster.h"
 #include "storage/catalog.h"
 #include "txn/engine.h"
 
 namespace farmdb::sql {
 
+// The machines under the node: an in-process cluster, or this process's machine of a
+// multi-process one. Exactly one of the two is set.
 struct Node::Cluster {
-  explicit Cluster(cluster::LocalClusterOptions options) : cluster(std::move(options)) {}
-  cluster::LocalCluster cluster;
+  std::unique_ptr<cluster::LocalCluster> local;
+  std::unique_ptr<cluster::ProcessCluster> process;
 };
 
 // One machine's engine and caches. Members are destroyed bottom-up: the caches (the
@@ -25,24 +28,45 @@ struct Node::Machine {
 };
 
 std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions options) {
-  if (options.machines < 1) return std::unexpected("farmdb.machines must be at least 1");
-  cluster::LocalClusterOptions co;
-  co.machines = options.machines;
-  co.replicas = std::min(2, options.machines - 1);
-  co.region_size = options.region_size;
-  co.verify_images = options.verify_images;
-  if (!options.data_dir.empty()) co.data_dir = options.data_dir / "cluster";
   std::shared_ptr<Node> node(new Node());
-  node->cluster_ = std::make_unique<Cluster>(std::move(co));
-  cluster::LocalCluster& lc = node->cluster_->cluster;
-  if (!lc.error().empty()) return std::unexpected(lc.error());
-  lc.WaitForClocks();
+  node->cluster_ = std::make_unique<Cluster>();
   std::vector<cluster::Machine*> machines;
-  for (int m = 0; m < lc.size(); ++m) machines.push_back(&lc.machine(static_cast<cluster::MachineId>(m)));
+  txn::TxnEngine::AttachedHook attached;
+  if (options.membership) {
+    const ClusterMembership& m = *options.membership;
+    cluster::ProcessClusterOptions po;
+    po.zookeeper = m.zookeeper;
+    po.cluster_name = m.cluster_name;
+    po.fabric_address = m.fabric_address;
+    po.settings = {.replicas = m.replicas, .region_size = options.region_size, .log_size = options.log_size,
+                   .secret = m.secret};
+    po.skew.offset_ns = m.clock_offset_ns;
+    po.log = options.log;
+    if (options.data_dir.empty()) return std::unexpected("a member of a multi-process cluster needs a data directory");
+    po.data_dir = options.data_dir / "cluster";
+    auto pc = cluster::ProcessCluster::Start(std::move(po));
+    if (!pc) return std::unexpected(pc.error());
+    node->cluster_->process = std::move(*pc);
+    machines.push_back(&node->cluster_->process->machine());
+    attached = [pc = node->cluster_->process.get()] { return pc->PassStartBarrier(); };
+  } else {
+    if (options.machines < 1) return std::unexpected("farmdb.machines must be at least 1");
+    cluster::LocalClusterOptions co;
+    co.machines = options.machines;
+    co.replicas = std::min(2, options.machines - 1);
+    co.region_size = options.region_size;
+    co.verify_images = options.verify_images;
+    if (!options.data_dir.empty()) co.data_dir = options.data_dir / "cluster";
+    node->cluster_->local = std::make_unique<cluster::LocalCluster>(std::move(co));
+    cluster::LocalCluster& lc = *node->cluster_->local;
+    if (!lc.error().empty()) return std::unexpected(lc.error());
+    lc.WaitForClocks();
+    for (int m = 0; m < lc.size(); ++m) machines.push_back(&lc.machine(static_cast<cluster::MachineId>(m)));
+  }
   txn::EngineOptions engine_options;
   engine_options.log_size = options.log_size;
   engine_options.log = options.log;
-  auto engines = txn::TxnEngine::OpenAll(machines, engine_options);
+  auto engines = txn::TxnEngine::OpenAll(machines, engine_options, attached);
   if (!engines) return std::unexpected(engines.error());
   for (auto& engine : *engines) {
     auto machine = std::make_unique<Machine>();
@@ -53,9 +77,17 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
     node->machines_.push_back(std::move(machine));
   }
 
+  if (cluster::ProcessCluster* pc = node->cluster_->process.get()) {
+    if (!pc->machine().IsCm()) {
+      auto root = pc->zookeeper().WaitForCatalogRoot(std::chrono::minutes(5));
+      if (!root) return std::unexpected(root.error());
+      node->catalog_root_ = *root;
+      return node;
+    }
+  }
   // The catalog of an earlier run; none yet, or the first run stopped before its bootstrap
   // committed: bootstrap it.
-  cluster::Machine& cm = lc.machine(0);
+  cluster::Machine& cm = *machines[0];  // this node's CM
   if (uint64_t root = cm.State().root_object) {
     node->catalog_root_ = root;
     return node;
@@ -95,7 +127,18 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
   if (auto stored = cm.UpdateState([&](cluster::MachineState& s) { s.root_object = node->catalog_root_; }); !stored) {
     return std::unexpected("catalog bootstrap: " + stored.error().message);
   }
+  if (cluster::ProcessCluster* pc = node->cluster_->process.get()) {
+    if (auto published = pc->zookeeper().PublishCatalogRoot(node->catalog_root_); !published) {
+      return std::unexpected("catalog bootstrap: " + published.error());
+    }
+  }
   return node;
+}
+
+std::expected<void, std::string> Node::PublishSqlAddress(const std::string& address) {
+  cluster::ProcessCluster* pc = cluster_->process.get();
+  if (!pc) return {};
+  return pc->zookeeper().PublishSqlAddress(pc->machine().id(), address);
 }
 
 Node::~Node() {

@@ -1,8 +1,10 @@
 // Node: the process-level storage of one farmdb server, which every Session of its Engine shares.
 //
 // It owns an in-process cluster (cluster::LocalCluster: 1 machine by default, N machines with
-// f = min(2, N - 1) backups per region when asked, DESIGN.md §1 "local" fabric), one
-// txn::TxnEngine per machine, each machine's storage caches (B-tree internal nodes, sequence
+// f = min(2, N - 1) backups per region when asked, DESIGN.md §1 "local" fabric), or, as a member
+// of a multi-process cluster, this process's one machine of it (cluster::ProcessCluster, the
+// "tcp" fabric; the CM bootstraps the catalog and publishes its root in ZooKeeper, the others
+// wait for it), one txn::TxnEngine per machine, each machine's storage caches (B-tree internal nodes, sequence
 // blocks, catalog snapshots) and the catalog, bootstrapped at start; its root Addr is the
 // catalog's name and lives here. Sessions are spread over the machines round-robin, each with its
 // own txn::Worker on its machine.
@@ -26,6 +28,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,8 +41,21 @@ class Worker;
 
 namespace farmdb::sql {
 
+// Membership of a multi-process cluster (farmdb.zookeeper; cluster::ProcessCluster): the node
+// holds one machine and reaches the others over TCP.
+struct ClusterMembership {
+  std::string zookeeper;       // farmdb.zookeeper
+  std::string cluster_name;    // farmdb.cluster
+  std::string fabric_address;  // farmdb.fabric_address
+  int replicas = 3;            // farmdb.replicas: f + 1
+  std::string secret;          // farmdb.cluster_secret; empty: the cluster's (generated)
+  int64_t clock_offset_ns = 0;  // farmdb.test_clock_offset_ns (tests)
+};
+
 struct NodeOptions {
+  // In-process machines; ignored for a member of a multi-process cluster (one machine).
   int machines = 1;
+  std::optional<ClusterMembership> membership;
   // Regions and logs go to data_dir/cluster; empty: a temporary directory removed at shutdown
   // (tests).
   std::filesystem::path data_dir;
@@ -80,6 +96,9 @@ class Node {
   std::expected<void, CheckpointError> Checkpoint();
   // Snapshots exported by pg_export_snapshot() in this Node's sessions.
   SnapshotRegistry& Snapshots() { return snapshots_; }
+  // Publishes where this node serves SQL, for the other nodes and tools (a member of a
+  // multi-process cluster; a no-op otherwise).
+  std::expected<void, std::string> PublishSqlAddress(const std::string& address);
 
  private:
   struct Machine;  // node.cc: an engine and its caches

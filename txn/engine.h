@@ -124,8 +124,14 @@ class TxnEngine {
   // Opens the engines of all `machines` (every machine of an in-process cluster, in id order)
   // over their data directories, recovers what earlier runs committed (recovery.cc) and starts
   // them. Errors name the file and what is wrong: the cluster must not start then.
+  // `attached` runs once every engine here registered its log rings and before any starts: a
+  // process holding one machine of a multi-process cluster waits there until the other
+  // processes' engines have registered theirs (their first record must land in a registered
+  // ring). Its error fails the open. REQUIRES for such a machine: a fresh data directory (the
+  // recovery's decisions need every machine's log).
+  using AttachedHook = std::function<std::expected<void, std::string>()>;
   static std::expected<std::vector<std::unique_ptr<TxnEngine>>, std::string> OpenAll(
-      std::span<cluster::Machine* const> machines, EngineOptions options);
+      std::span<cluster::Machine* const> machines, EngineOptions options, AttachedHook attached = {});
   ~TxnEngine();
   TxnEngine(const TxnEngine&) = delete;
   TxnEngine& operator=(const TxnEngine&) = delete;

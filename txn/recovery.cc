@@ -64,7 +64,7 @@ std::optional<std::vector<SlabMeta>> ParseSlabMeta(std::span<const std::byte> me
 }  // namespace
 
 std::expected<std::vector<std::unique_ptr<TxnEngine>>, std::string> TxnEngine::OpenAll(
-    std::span<cluster::Machine* const> machines, EngineOptions options) {
+    std::span<cluster::Machine* const> machines, EngineOptions options, AttachedHook attached) {
   if (options.wal_segment_size < options.log_size / 2) {
     return std::unexpected("the durable log's segments (" + std::to_string(options.wal_segment_size) +
                            " bytes) must hold the largest ring record (half the log size, " +
@@ -105,7 +105,10 @@ std::expected<std::vector<std::unique_ptr<TxnEngine>>, std::string> TxnEngine::O
   }
   const auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - began);
   for (auto& e : engines) {
-    if (auto attached = e->Attach(); !attached) return std::unexpected(attached.error());
+    if (auto done = e->Attach(); !done) return std::unexpected(done.error());
+  }
+  if (attached) {
+    if (auto passed = attached(); !passed) return std::unexpected(passed.error());
   }
   for (auto& e : engines) {
     e->recovery_stats_.duration = took;

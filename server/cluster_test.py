@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""A multi-process cluster: three farmdb processes, each one machine, replicating over the tcp
+fabric with their configuration in ZooKeeper (cluster/process_cluster.h). Each process's clock
+carries an injected offset (farmdb.test_clock_offset_ns), so that processes on one host do not
+read one clock. Checks:
+  - nodes started apart wait, saying what for, until farmdb.replicas of them registered; then
+    all three serve SQL;
+  - DDL on one node is seen at once by the others; rows written on one are read on the others;
+  - transfers from sessions on all three nodes at once: every acknowledged one is there, read
+    from each node, and the money is conserved; nextval on all three never repeats;
+  - a joiner asking for other settings is refused, naming the setting; a node starting after
+    the cluster formed is refused;
+  - a node killed with kill -9: statements on the others fail with an error within the fabric's
+    deadline or succeed, never hang, and the survivors keep serving;
+  - SIGTERM stops the survivors.
+
+Usage: cluster_test.py path/to/farmdb
+The ZooKeeper server is ctest's (FARMDB_TEST_ZOOKEEPER_DIR), else one started here."""
+import os, re, signal, subprocess, sys, tempfile, threading, time
+
+import psycopg2
+
+from script_checks import check, finish
+
+farmdb = sys.argv[1]
+here = os.path.dirname(os.path.abspath(__file__))
+work = tempfile.mkdtemp(prefix="farmdb-cluster-test-")
+zk_dir = os.environ.get("FARMDB_TEST_ZOOKEEPER_DIR")
+own_zk = zk_dir is None
+if own_zk:
+    zk_dir = os.path.join(work, "zookeeper")
+    subprocess.run([os.path.join(here, "..", "tools", "zookeeper.sh"), "start", "--fresh", zk_dir], check=True,
+                   stdout=subprocess.DEVNULL)
+with open(os.path.join(zk_dir, "address")) as f:
+    zk_address = f.read().strip()
+# A chroot of this run's own: tests share the run's ZooKeeper.
+zookeeper = f"{zk_address}/farmdb-tests/cluster_test-{os.getpid()}"
+OFFSETS = [0, 7_000_000, -4_000_000]  # ns added to each process's clock
+
+
+class Node:
+    def __init__(self, name, offset_ns=0, extra=()):
+        self.name = name
+        self.data = os.path.join(work, name)
+        os.makedirs(self.data, exist_ok=True)
+        self.log_path = os.path.join(work, name + ".log")
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [farmdb, "-p", "0", "-D", self.data, "-o", "unix_socket_directories=",
+             "-o", f"farmdb.zookeeper={zookeeper}", "-o", "farmdb.cluster=test",
+             "-o", "farmdb.fabric_address=127.0.0.1:0", "-o", f"farmdb.test_clock_offset_ns={offset_ns}", *extra],
+            stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.port = None
+        self.ready_line = None
+        threading.Thread(target=self._read_ready, daemon=True).start()
+
+    def _read_ready(self):
+        line = self.proc.stdout.readline()
+        m = re.search(r"127\.0\.0\.1:(\d+) ", line)
+        if m:
+            self.port = int(m.group(1))
+        self.ready_line = line
+
+    def wait_ready(self, timeout):
+        deadline = time.time() + timeout
+        while self.port is None and time.time() < deadline and self.proc.poll() is None:
+            time.sleep(0.05)
+        return self.port is not None
+
+    def log_text(self):
+        self.log.flush()
+        with open(self.log_path) as f:
+            return f.read()
+
+    def connect(self):
+        c = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres",
+                             connect_timeout=10)
+        c.autocommit = True
+        return c
+
+
+def one(node, sql, args=()):
+    with node.connect() as c, c.cursor() as cur:
+        cur.execute(sql, args)
+        return cur.fetchall() if cur.description else None
+
+
+nodes = []
+try:
+    # Two nodes alone wait for a third (farmdb.replicas defaults to 3).
+    nodes = [Node("n0", OFFSETS[0]), Node("n1", OFFSETS[1])]
+    time.sleep(2)
+    check(all(n.port is None and n.proc.poll() is None for n in nodes), "two nodes of three do not serve yet")
+    check(any("cluster_waiting" in n.log_text() and "of the 3 nodes it needs" in n.log_text() for n in nodes),
+          "a waiting node says what it waits for")
+    nodes.append(Node("n2", OFFSETS[2]))
+    for n in nodes:
+        check(n.wait_ready(60), f"{n.name} serves once three registered: {n.ready_line!r}\n{n.log_text()[-2000:]}")
+    if not all(n.port for n in nodes):
+        raise SystemExit(1)
+
+    # DDL on one node, seen at once by the others.
+    one(nodes[0], "CREATE TABLE accounts (id int PRIMARY KEY, balance int NOT NULL)")
+    one(nodes[1], "INSERT INTO accounts SELECT g, 1000 FROM generate_series(1, 20) g")
+    check(one(nodes[2], "SELECT count(*), sum(balance) FROM accounts") == [(20, 20000)],
+          "rows inserted on one node are read on another")
+    one(nodes[2], "CREATE TABLE ledger (client int, seq int, PRIMARY KEY (client, seq))")
+    one(nodes[0], "CREATE SEQUENCE ids")
+
+    # Transfers from sessions on every node at once.
+    acked, errors, ids = [], [], []
+    lock = threading.Lock()
+    stop_at = time.time() + 6
+
+    def transfers(node, client):
+        import random
+        rng = random.Random(client)
+        conn = node.connect()
+        conn.autocommit = False
+        cur = conn.cursor()
+        seq = 0
+        while time.time() < stop_at:
+            seq += 1
+            a, b = rng.sample(range(1, 21), 2)
+            try:
+                cur.execute("UPDATE accounts SET balance = balance - 1 WHERE id = %s", (a,))
+                cur.execute("UPDATE accounts SET balance = balance + 1 WHERE id = %s", (b,))
+                cur.execute("INSERT INTO ledger VALUES (%s, %s)", (client, seq))
+                cur.execute("SELECT nextval('ids')")
+                got = cur.fetchone()[0]
+                conn.commit()
+                with lock:
+                    acked.append((client, seq))
+                    ids.append(got)
+            except psycopg2.Error as e:
+                conn.rollback()
+                if e.pgcode != "40001":
+                    with lock:
+                        errors.append(f"{node.name}: {e.pgcode} {e}")
+        conn.close()
+
+    threads = [threading.Thread(target=transfers, args=(nodes[i % 3], i)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(f"transfers: {len(acked)} committed over three nodes, {len(set(ids))} ids")
+    check(not errors, f"transfers fail only with 40001: {errors[:3]}")
+    check(len(acked) > 30, f"transfers committed on the cluster: {len(acked)}")
+    check(len(set(ids)) == len(ids), "nextval never repeated across nodes")
+    for n in nodes:
+        rows = set(one(n, "SELECT client, seq FROM ledger"))
+        check(rows == set(acked), f"{n.name} reads every acknowledged transfer and no other "
+                                  f"({len(rows)} rows, {len(acked)} acknowledged)")
+        check(one(n, "SELECT sum(balance) FROM accounts") == [(20000,)], f"{n.name}: the money is conserved")
+
+    # Joiners the cluster refuses.
+    odd = Node("odd", extra=("-o", "farmdb.replicas=2"))
+    check(odd.proc.wait(60) != 0 and "farmdb.replicas is 3 in cluster \"test\"; this node asks for 2" in odd.log_text(),
+          f"a joiner asking for other settings is refused, naming the setting: {odd.log_text()[-500:]}")
+    late = Node("late")
+    check(late.proc.wait(60) != 0 and "formed without this node" in late.log_text(),
+          f"a node starting after the cluster formed is refused: {late.log_text()[-500:]}")
+
+    # kill -9 one node: the others answer within the deadline, with an error or a result.
+    nodes[2].proc.send_signal(signal.SIGKILL)
+    nodes[2].proc.wait()
+    for n in nodes[:2]:
+        began = time.time()
+        outcome = "ok"
+        try:
+            one(n, "UPDATE accounts SET balance = balance WHERE id > 0")
+        except psycopg2.Error as e:
+            outcome = f"{e.pgcode} {str(e).strip()}"
+        took = time.time() - began
+        print(f"{n.name} after the kill: {outcome} in {took:.2f} s")
+        check(took < 30, f"{n.name}: a statement after a node died returns within the deadline ({took:.1f} s, {outcome})")
+        check(outcome == "ok" or outcome.startswith(("08006 ", "40003 ")),
+              f"{n.name}: a failure for want of a node is 08006 (or 40003 for a commit), not an internal error: {outcome}")
+        check(one(n, "SELECT 1") == [(1,)], f"{n.name} keeps serving after a node died")
+    for n in nodes[:2]:
+        n.proc.send_signal(signal.SIGTERM)
+        check(n.proc.wait(60) == 0, f"{n.name} stops at SIGTERM")
+finally:
+    for n in nodes:
+        if n.proc.poll() is None:
+            n.proc.kill()
+            n.proc.wait()
+    if own_zk:
+        subprocess.run([os.path.join(here, "..", "tools", "zookeeper.sh"), "stop", zk_dir])
+
+import script_checks
+if script_checks.failures:
+    print(f"kept for inspection: {work}")
+else:
+    subprocess.run(["rm", "-rf", work])
+finish()
