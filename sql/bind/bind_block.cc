@@ -7,44 +7,12 @@
 #include <functional>
 #include <utility>
 
+#include "sql/bind/bind_grouping.h"
 #include "sql/bind/block.h"
 #include "sql/parse/ast_print.h"
 
 namespace farmdb::sql {
 namespace {
-
-// Replaces, in an expression over the block row, each GROUP BY expression by its slot in the
-// aggregation's row and each aggregate by its result's slot; a block column left over is not
-// grouped (42803), as PostgreSQL's check_ungrouped_columns.
-std::expected<void, Error> RewriteGrouped(BoundExprPtr& e, const std::vector<BoundExprPtr>& groups, const Scope& scope,
-                                          const std::function<Error(std::string, int)>& error) {
-  for (size_t i = 0; i < groups.size(); ++i) {
-    if (SameExpr(*e, *groups[i])) {
-      BoundExprPtr c = MakeBound(BoundKind::kColumn, e->type, e->location);
-      c->column = static_cast<int>(i);
-      c->typmod = e->typmod;
-      e = std::move(c);
-      return {};
-    }
-  }
-  if (e->kind == BoundKind::kAggregate) {
-    e->kind = BoundKind::kColumn;
-    e->column += static_cast<int>(groups.size());
-    return {};
-  }
-  if (e->kind == BoundKind::kColumn && e->levels_up == 0) {
-    std::string name;
-    for (const ScopeColumn& c : scope.columns) {
-      if (c.slot == e->column) name = c.qualifier + "." + c.name;
-    }
-    return std::unexpected(
-        error(fmt::format("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function", name), e->location));
-  }
-  for (BoundExprPtr& a : e->args) {
-    if (auto r = RewriteGrouped(a, groups, scope, error); !r) return r;
-  }
-  return {};
-}
 
 // NULLS FIRST is the default for DESC, as in PostgreSQL.
 SortKey OrderKey(size_t target, const OrderItem& item) {
@@ -261,20 +229,20 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
   block.aggregated = !block.aggregates.calls.empty() || !block.groups.empty() || block.having;
   if (block.aggregated) {
     auto error = [&](std::string message, int location) { return ErrorAt("42803", std::move(message), location); };
-    for (BoundExprPtr& t : block.targets) {
-      if (auto r = RewriteGrouped(t, block.groups, block.scope, error); !r) return fail(r.error());
-    }
-    if (block.having) {
-      if (auto r = RewriteGrouped(block.having, block.groups, block.scope, error); !r) return fail(r.error());
-    }
-    // Window functions run over the grouped rows.
+    GroupedRewriter grouped(block.groups, block.scope, block.items, error);
+    // What runs over the grouped rows: the targets (ORDER BY's too), HAVING and window calls.
+    std::vector<BoundExprPtr*> above;
+    for (BoundExprPtr& t : block.targets) above.push_back(&t);
+    if (block.having) above.push_back(&block.having);
     for (WindowCall& w : block.windows.calls) {
       for (auto* list : {&w.call.args, &w.partition_by, &w.order_by}) {
-        for (BoundExprPtr& e : *list) {
-          if (auto r = RewriteGrouped(e, block.groups, block.scope, error); !r) return fail(r.error());
-        }
+        for (BoundExprPtr& e : *list) above.push_back(&e);
       }
     }
+    for (BoundExprPtr* e : above) {
+      if (auto r = grouped.Rewrite(*e); !r) return fail(r.error());
+    }
+    for (BoundExprPtr* e : above) grouped.Finish(**e);
   }
   restore();
   return block;

@@ -113,6 +113,7 @@ std::expected<BoundExprPtr, Error> Binder::BindColumnRef(const Expr& expr) {
       found = &c;
     }
     if (found != nullptr) {
+      if (levels > 0) s->subquery_reads.push_back(OuterColumnRead{found->slot, expr.location});
       BoundExprPtr e = ColumnExpr(found->slot, found->type, found->typmod, levels);
       e->location = expr.location;
       e->record = found->record;
@@ -228,8 +229,15 @@ std::expected<AggregateCall, Error> Binder::BindAggregateCall(const Expr& expr, 
 
 std::expected<BoundExprPtr, Error> Binder::BindSubquery(const Expr& expr) {
   Binder sub = SubBinder();
+  size_t reads_before = scope_ != nullptr ? scope_->subquery_reads.size() : 0;
   auto query = sub.BindQuery(*expr.subquery, scope_);
   if (!query) return std::unexpected(query.error());
+  // What the subquery read of this block's columns, for the GROUP BY check.
+  std::vector<OuterColumnRead> reads;
+  if (scope_ != nullptr) {
+    reads.assign(scope_->subquery_reads.begin() + static_cast<ptrdiff_t>(reads_before), scope_->subquery_reads.end());
+    scope_->subquery_reads.resize(reads_before);
+  }
   if (expr.kind == ExprKind::kArraySubquery && query->columns.size() == 1) {
     TypeId element = query->columns[0].type;
     if (IsArray(element)) return std::unexpected(ErrorAt("0A000", "multidimensional arrays is not supported yet", expr.location));
@@ -240,11 +248,13 @@ std::expected<BoundExprPtr, Error> Binder::BindSubquery(const Expr& expr) {
     }
     BoundExprPtr e = MakeBound(BoundKind::kArraySubquery, *array, expr.location);
     e->subplan = query->plan;
+    e->outer_reads = std::move(reads);
     return e;
   }
   if (expr.kind == ExprKind::kExists) {
     BoundExprPtr e = MakeBound(BoundKind::kExists, TypeId::kBool, expr.location);
     e->subplan = query->plan;
+    e->outer_reads = std::move(reads);
     return e;
   }
   if (query->columns.size() != 1) {
@@ -258,6 +268,7 @@ std::expected<BoundExprPtr, Error> Binder::BindSubquery(const Expr& expr) {
     e->typmod = col.typmod;
     e->record = col.record;
     e->subplan = query->plan;
+    e->outer_reads = std::move(reads);
     return e;
   }
   // x IN (subquery): the = operator between x and the subquery's column picks both types; a
@@ -267,6 +278,7 @@ std::expected<BoundExprPtr, Error> Binder::BindSubquery(const Expr& expr) {
   auto cmp = BindCompare("=", std::move(*lhs), ColumnExpr(0, col.type, col.typmod), expr.location);
   if (!cmp) return cmp;
   BoundExprPtr e = MakeBound(BoundKind::kInSubquery, TypeId::kBool, expr.location);
+  e->outer_reads = std::move(reads);
   e->args.push_back(std::move((*cmp)->args[0]));
   BoundExprPtr& column = (*cmp)->args[1];
   e->subplan = column->kind == BoundKind::kColumn ? query->plan

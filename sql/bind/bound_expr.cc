@@ -86,6 +86,8 @@ BoundExprPtr CloneExpr(const BoundExpr& e) {
   c->subplan = e.subplan;
   c->record = e.record;
   c->element_op = e.element_op;
+  c->outer_reads = e.outer_reads;
+  c->grouped_outer = e.grouped_outer;
   for (const BoundExprPtr& a : e.args) c->args.push_back(CloneExpr(*a));
   return c;
 }

@@ -69,6 +69,13 @@ using RecordTypePtr = std::shared_ptr<const RecordType>;
 using BoundExprPtr = std::unique_ptr<BoundExpr>;
 class PlanNode;  // sql/plan/plan.h
 
+// A correlated reference a subquery makes (at any depth) to a column of the query block it is
+// bound in: that block's row slot and the reference's location.
+struct OuterColumnRead {
+  int slot = 0;
+  int location = -1;
+};
+
 struct BoundExpr {
   BoundKind kind;
   TypeId type;
@@ -92,6 +99,13 @@ struct BoundExpr {
   // kScalarArrayOp: the operator applied to each element, over a two-slot row (slot 0 the left
   // operand's value, slot 1 the element). Kept out of `args`: it reads no row of the query.
   std::shared_ptr<const BoundExpr> element_op;
+  // kSubquery, kExists, kInSubquery, kArraySubquery: the columns of the enclosing block the
+  // subplan reads, which that block's GROUP BY check needs (bind_block.cc); nothing else reads it.
+  std::vector<OuterColumnRead> outer_reads;
+  // The same kinds above the enclosing block's aggregation: the block row the subplan's
+  // correlated references read, rebuilt from the grouped row (slot i is row[grouped_outer[i]],
+  // NULL where -1). Empty: the current row is the outer row as it is.
+  std::vector<int> grouped_outer;
 };
 
 // Whether `e` is a call of a set-returning function (Builtin::rows).

@@ -28,6 +28,10 @@ struct ScopeColumn {
 struct Scope {
   std::vector<ScopeColumn> columns;
   const Scope* parent = nullptr;  // the enclosing query block's scope
+  // This scope's columns read by correlated references of subqueries being bound (at any
+  // depth), in binding order; BindSubquery moves those of each subquery onto its expression.
+  // Mutable: the subqueries' binders reach this scope through `parent`, which is const.
+  mutable std::vector<OuterColumnRead> subquery_reads;
   // Whether a qualifier names a FROM item of this block (42P01 "missing FROM-clause entry").
   bool HasQualifier(std::string_view q) const {
     for (const ScopeColumn& c : columns) {

@@ -8,11 +8,21 @@
 namespace farmdb::sql {
 namespace {
 
-// Pushes ctx.row as the outer row for the subplan and restores both afterwards.
+// Pushes ctx.row as the outer row for the subplan and restores both afterwards. Above its
+// block's aggregation, the subquery reads the block row rebuilt from the grouped one
+// (BoundExpr::grouped_outer): its correlated references name block slots.
 class OuterRow {
  public:
-  explicit OuterRow(ExecContext& ctx) : ctx_(ctx), saved_(ctx.row) {
-    ctx_.outer.push_back(ctx.row);
+  OuterRow(const BoundExpr& e, ExecContext& ctx) : ctx_(ctx), saved_(ctx.row) {
+    if (e.grouped_outer.empty()) {
+      ctx_.outer.push_back(ctx.row);
+    } else {
+      rebuilt_.resize(e.grouped_outer.size());
+      for (size_t i = 0; i < e.grouped_outer.size(); ++i) {
+        if (e.grouped_outer[i] >= 0) rebuilt_[i] = ctx.row[e.grouped_outer[i]];
+      }
+      ctx_.outer.push_back(rebuilt_);
+    }
     ctx_.row = {};
   }
   ~OuterRow() {
@@ -25,6 +35,7 @@ class OuterRow {
  private:
   ExecContext& ctx_;
   std::span<const Value> saved_;
+  std::vector<Value> rebuilt_;
 };
 
 }  // namespace
@@ -37,7 +48,7 @@ std::expected<Value, Error> EvalSubquery(const BoundExpr& e, ExecContext& ctx) {
     if (!v) return v;
     probe = std::move(*v);
   }
-  OuterRow outer(ctx);
+  OuterRow outer(e, ctx);
   auto cursor = e.subplan->Open(ctx);
   if (!cursor) return std::unexpected(cursor.error());
   Row row;

@@ -45,6 +45,58 @@ SELECT sum(count(*)) FROM q_emp;
 SELECT sum(name) FROM q_emp;
 SELECT dept + 1, count(*) FROM q_emp GROUP BY dept + 1 ORDER BY 1;
 SELECT count(*) FROM q_emp HAVING count(*) > 100;
+-- GROUP BY a table's whole primary key: its other columns depend on it and may be used
+-- ungrouped (PostgreSQL 9.1+), in the targets, HAVING, ORDER BY and correlated subqueries
+CREATE TABLE q_assign (emp int, dept int, role text, hours int, PRIMARY KEY (emp, dept));
+INSERT INTO q_assign VALUES (10, 1, 'lead', 30), (10, 2, 'help', 5), (11, 1, 'dev', 40), (12, 2, 'ops', 40);
+SELECT d.id, d.name, d.budget, count(e.id), sum(e.salary) FROM q_dept d, q_emp e WHERE e.dept = d.id GROUP BY d.id ORDER BY d.id;
+SELECT * FROM q_dept GROUP BY id ORDER BY name;
+SELECT d.name, count(e.id) FROM q_dept d LEFT JOIN q_emp e ON e.dept = d.id GROUP BY d.id ORDER BY 1;
+SELECT d.name, d.budget, count(*) FROM q_emp e LEFT JOIN q_dept d ON d.id = e.dept GROUP BY d.id ORDER BY 1;
+SELECT x.n, x.b FROM q_dept AS x(k, n, b) GROUP BY x.k ORDER BY 1;
+SELECT id, name FROM q_dept GROUP BY 1 ORDER BY 1;
+SELECT id AS k, name FROM q_dept GROUP BY k ORDER BY 1;
+SELECT name FROM q_dept GROUP BY id HAVING budget > 100 ORDER BY budget DESC;
+SELECT name, count(*) FROM q_dept GROUP BY id ORDER BY budget NULLS FIRST;
+SELECT role, hours FROM q_assign GROUP BY dept, emp ORDER BY 1;
+SELECT a.role, e.name, e.salary FROM q_assign a JOIN q_emp e ON e.id = a.emp GROUP BY a.emp, e.id, a.dept ORDER BY 1;
+SELECT e1.name, e2.name FROM q_emp e1 JOIN q_emp e2 ON e2.id = e1.id + 1 GROUP BY e1.id, e2.id ORDER BY 1;
+SELECT d.name, (SELECT count(*) FROM q_emp e WHERE e.dept = d.id AND e.salary * 5 > d.budget) FROM q_dept d GROUP BY d.id ORDER BY 1;
+SELECT d.id, EXISTS (SELECT 1 FROM q_emp e WHERE e.dept = d.id), ARRAY(SELECT e.name FROM q_emp e WHERE e.dept = d.id ORDER BY 1),
+  d.budget / 2 IN (SELECT e.salary FROM q_emp e WHERE e.salary IS NOT NULL) FROM q_dept d GROUP BY d.id ORDER BY 1;
+SELECT d.id, (SELECT (SELECT d.name)) FROM q_dept d GROUP BY d.id HAVING (SELECT d.budget) > 100 ORDER BY (SELECT d.name) DESC;
+SELECT dept, (SELECT max(e2.name) FROM q_emp e2 WHERE e2.dept = e.dept) FROM q_emp e GROUP BY dept ORDER BY 1;
+SELECT e.name, (SELECT d.name FROM q_dept d WHERE d.id = e.dept GROUP BY d.id) FROM q_emp e ORDER BY 1;
+SELECT name FROM q_emp GROUP BY name, id ORDER BY 1 LIMIT 2;
+SELECT name, salary FROM q_emp GROUP BY name;
+\echo :LAST_ERROR_SQLSTATE
+SELECT role FROM q_assign GROUP BY emp;
+\echo :LAST_ERROR_SQLSTATE
+SELECT role FROM q_assign GROUP BY emp, dept + 0;
+\echo :LAST_ERROR_SQLSTATE
+SELECT e1.name, e2.name FROM q_emp e1, q_emp e2 GROUP BY e1.id;
+\echo :LAST_ERROR_SQLSTATE
+SELECT d.name FROM q_emp e JOIN q_dept d ON d.id = e.dept GROUP BY e.dept;
+\echo :LAST_ERROR_SQLSTATE
+SELECT s.name FROM (SELECT * FROM q_dept) s GROUP BY s.id;
+\echo :LAST_ERROR_SQLSTATE
+WITH c AS (SELECT * FROM q_dept) SELECT name FROM c GROUP BY id;
+\echo :LAST_ERROR_SQLSTATE
+SELECT name FROM q_dept GROUP BY id + 0;
+\echo :LAST_ERROR_SQLSTATE
+SELECT d.budget, (SELECT d.name) FROM q_dept d GROUP BY d.budget;
+\echo :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM q_assign GROUP BY emp HAVING (SELECT max(salary) FROM q_emp WHERE id = hours) > 0;
+\echo :LAST_ERROR_SQLSTATE
+CREATE TABLE q_note (k int, u int NOT NULL UNIQUE, v text);
+SELECT v FROM q_note GROUP BY u;
+\echo :LAST_ERROR_SQLSTATE
+ALTER TABLE q_note ADD PRIMARY KEY (k);
+SELECT v, u FROM q_note GROUP BY k;
+ALTER TABLE q_note DROP CONSTRAINT q_note_pkey;
+SELECT v FROM q_note GROUP BY k;
+\echo :LAST_ERROR_SQLSTATE
+DROP TABLE q_assign, q_note;
 -- joins
 SELECT e.name, d.name FROM q_emp e JOIN q_dept d ON d.id = e.dept ORDER BY e.name;
 SELECT e.name, d.name FROM q_emp e LEFT JOIN q_dept d ON d.id = e.dept ORDER BY e.name;
