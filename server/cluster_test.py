@@ -3,8 +3,8 @@
 fabric with their configuration in ZooKeeper (cluster/process_cluster.h). Each process's clock
 carries an injected offset (farmdb.test_clock_offset_ns), so that processes on one host do not
 read one clock. Checks:
-  - nodes started apart wait, saying what for, until farmdb.replicas of them registered; then
-    all three serve SQL;
+  - nodes started apart wait, saying what for and refusing sessions with 57P03, until
+    farmdb.replicas of them registered; then all three serve SQL;
   - DDL on one node is seen at once by the others; rows written on one are read on the others;
   - transfers from sessions on all three nodes at once: every acknowledged one is there, read
     from each node, and the money is conserved; nextval on all three never repeats;
@@ -38,15 +38,22 @@ zookeeper = f"{zk_address}/farmdb-tests/cluster_test-{os.getpid()}"
 OFFSETS = [0, 7_000_000, -4_000_000]  # ns added to each process's clock
 
 
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 class Node:
-    def __init__(self, name, offset_ns=0, extra=()):
+    def __init__(self, name, offset_ns=0, extra=(), port=0):
         self.name = name
         self.data = os.path.join(work, name)
         os.makedirs(self.data, exist_ok=True)
         self.log_path = os.path.join(work, name + ".log")
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
-            [farmdb, "-p", "0", "-D", self.data, "-o", "unix_socket_directories=",
+            [farmdb, "-p", str(port), "-D", self.data, "-o", "unix_socket_directories=",
              "-o", f"farmdb.zookeeper={zookeeper}", "-o", "farmdb.cluster=test",
              "-o", "farmdb.fabric_address=127.0.0.1:0", "-o", f"farmdb.test_clock_offset_ns={offset_ns}", *extra],
             stdout=subprocess.PIPE, stderr=self.log, text=True)
@@ -88,9 +95,17 @@ def one(node, sql, args=()):
 nodes = []
 try:
     # Two nodes alone wait for a third (farmdb.replicas defaults to 3).
-    nodes = [Node("n0", OFFSETS[0]), Node("n1", OFFSETS[1])]
+    early_port = free_port()
+    nodes = [Node("n0", OFFSETS[0], port=early_port), Node("n1", OFFSETS[1])]
     time.sleep(2)
     check(all(n.port is None and n.proc.poll() is None for n in nodes), "two nodes of three do not serve yet")
+    refusal = None
+    try:
+        psycopg2.connect(host="127.0.0.1", port=early_port, user="postgres", dbname="postgres", connect_timeout=10)
+    except psycopg2.OperationalError as e:
+        refusal = str(e)
+    check(refusal is not None and "the database system is starting up" in refusal,
+          f"a node waiting for its cluster refuses sessions as PostgreSQL does while it starts (57P03): {refusal!r}")
     check(any("cluster_waiting" in n.log_text() and "of the 3 nodes it needs" in n.log_text() for n in nodes),
           "a waiting node says what it waits for")
     nodes.append(Node("n2", OFFSETS[2]))

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -21,10 +23,12 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "server/config.h"
 #include "server/server.h"
+#include "server/starting_engine.h"
 #include "sql/node.h"
 #include "sql/session.h"
 #include "sql/settings/setting_defs.h"
@@ -53,7 +57,8 @@ Options (PostgreSQL's names where one exists):
 
 Precedence: embedded defaults < config file < -o NAME=VALUE < -p / -h.
 
-When it accepts connections, farmdb prints exactly one line on stdout:
+It listens at once; until its data is open (recovered, or its cluster formed) sessions get
+FATAL 57P03 "the database system is starting up". Then it prints exactly one line on stdout:
   farmdb ready to accept connections on ADDRESS:PORT (pid PID)
 SIGTERM or SIGINT: stop accepting, end sessions (FATAL 57P01), remove farmdb.pid, exit 0.
 
@@ -293,30 +298,51 @@ int main(int argc, char** argv) {
     def.rolsuper = role.superuser;
     node_options.roles.push_back(std::move(def));
   }
-  auto node = sql::Node::Start(node_options);
-  if (!node) {
-    log->error("event=startup_failed error=\"{}\"", node.error());
-    return 1;
-  }
-  log->info("event=node_started machines={}", node_options.membership ? 1 : config.machines);
-
+  // Listen first, refusing sessions with 57P03 while the node starts, as PostgreSQL does while
+  // it recovers; the node starts on a thread of its own so that a stop signal is seen meanwhile.
+  const bool clustered = node_options.membership.has_value();
+  const std::string cluster_name = config.cluster_name;
+  const int machines = clustered ? 1 : config.machines;
   sql::EngineOptions engine_options;
   engine_options.databases = config.databases;
   engine_options.settings = config.session_settings;
-  std::shared_ptr<sql::Node> engine_node = *node;
-  engine_options.node = std::move(*node);
-  std::unique_ptr<sql::Engine> engine = sql::NewEngine(std::move(engine_options));
+  auto engine = std::make_unique<server::StartingEngine>(
+      clustered ? "This node waits for the cluster \"" + cluster_name + "\" to form: its log says for what."
+                : "The node is recovering its data directory.");
   auto server = server::Server::Start(std::move(config), *engine, *log);
   if (!server) {
     log->error("event=startup_failed error=\"{}\"", server.error());
     return 1;
   }
-  auto published = engine_node->PublishSqlAddress((*server)->ListenAddress());
-  engine_node.reset();  // the engine's share must be the Node's last (shutdown order below)
-  if (!published) {
+  std::expected<std::shared_ptr<sql::Node>, std::string> node = std::unexpected("not started");
+  int started_fd = eventfd(0, EFD_CLOEXEC);
+  std::thread starter([&] {
+    node = sql::Node::Start(node_options);
+    uint64_t one = 1;
+    (void)!::write(started_fd, &one, sizeof one);
+  });
+  pollfd waits[2] = {{signal_fd, POLLIN, 0}, {started_fd, POLLIN, 0}};
+  while (::poll(waits, 2, -1) < 0 && errno == EINTR) {
+  }
+  if (waits[1].revents == 0) {
+    // A node still starting holds nothing that a kill -9 would not leave consistent: stop at
+    // once, as a crash would, rather than wait for it.
+    log->info("event=shutdown_during_startup");
+    std::_Exit(0);
+  }
+  starter.join();
+  ::close(started_fd);
+  if (!node) {
+    log->error("event=startup_failed error=\"{}\"", node.error());
+    return 1;
+  }
+  log->info("event=node_started machines={}", machines);
+  if (auto published = (*node)->PublishSqlAddress((*server)->ListenAddress()); !published) {
     log->error("event=startup_failed error=\"{}\"", published.error());
     return 1;
   }
+  engine_options.node = std::move(*node);  // the engine's share must be the Node's last
+  engine->Ready(sql::NewEngine(std::move(engine_options)));
   std::printf("farmdb ready to accept connections on %s (pid %d)\n",
               (*server)->ListenAddress().c_str(), static_cast<int>(::getpid()));
   std::fflush(stdout);
