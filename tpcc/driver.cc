@@ -65,8 +65,10 @@ double ThinkSeconds(size_t type, Random& r) {
   return std::min(-std::log(uniform) * kThinkMeanSeconds[type], 10 * kThinkMeanSeconds[type]);
 }
 
-PgResult<Connection> OpenTerminal(const DriverOptions& o) {
-  auto conn = Connection::Open(o.conninfo, o.pipeline);
+PgResult<Connection> OpenTerminal(const DriverOptions& o, int index) {
+  const std::vector<std::string>& nodes = o.terminal_conninfos;
+  auto conn = Connection::Open(nodes.empty() ? o.conninfo : nodes[static_cast<size_t>(index) % nodes.size()],
+                               o.pipeline);
   if (!conn) return conn;
   if (!o.isolation.empty()) {
     auto r = conn->Exec("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL " + o.isolation);
@@ -153,7 +155,7 @@ PgResult<RunResult> Drive(const DriverOptions& o) {
   // Every terminal connects and prepares before the clock starts.
   std::vector<Connection> terminals;
   for (int i = 0; i < o.connections; ++i) {
-    auto conn = OpenTerminal(o);
+    auto conn = OpenTerminal(o, i);
     if (!conn) return std::unexpected(conn.error());
     terminals.push_back(std::move(*conn));
   }

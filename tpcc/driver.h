@@ -21,6 +21,9 @@ namespace farmdb::tpcc {
 
 struct DriverOptions {
   std::string conninfo;
+  // Where terminal i connects: terminal_conninfos[i % size] (the nodes of a cluster, so that
+  // sessions spread over them); empty: conninfo.
+  std::vector<std::string> terminal_conninfos;
   int connections = 8;
   Mix mix = kStandardMix;
   double warmup_seconds = 5;

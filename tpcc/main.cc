@@ -34,6 +34,7 @@ constexpr const char* kUsage =
     "                  [--isolation default|serializable|repeatable-read|read-committed]\n"
     "                  [--no-pipeline] [--spec-wait] [--no-check] [--label NAME]\n"
     "                  [--mix NEWORDER,PAYMENT,ORDERSTATUS,DELIVERY,STOCKLEVEL] (percentages)\n"
+    "                  [--node-dsns 'DSN;DSN;...'] (terminals connect to each in turn)\n"
     "                  [--log FILE.tsv] [--plot FILE.png] [--summary FILE]\n"
     "       tpcc check\n"
     "common: --dsn CONNINFO (default: PGHOST, PGPORT, ... from the environment), --seed N\n";
@@ -56,7 +57,7 @@ std::optional<Flags> Parse(int argc, char** argv) {
   static const std::vector<std::string> kValued = {"--warehouses", "--connections", "--warmup", "--duration",
                                                    "--isolation",  "--label",       "--log",    "--plot",
                                                    "--summary",    "--dsn",         "--seed",   "--mix",
-                                                   "--items",      "--customers"};
+                                                   "--items",      "--customers",   "--node-dsns"};
   if (argc < 2) return std::nullopt;
   Flags f;
   f.command = argv[1];
@@ -136,6 +137,13 @@ int Load(const Flags& f) {
 int Run(const Flags& f) {
   DriverOptions o;
   o.conninfo = f.Get("--dsn", "");
+  // "DSN;DSN;...": the terminals connect to each in turn (a multi-process cluster's nodes).
+  const std::string node_dsns = f.Get("--node-dsns", "");
+  for (std::string_view rest = node_dsns; !rest.empty();) {
+    size_t end = std::min(rest.find(';'), rest.size());
+    if (end > 0) o.terminal_conninfos.emplace_back(rest.substr(0, end));
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+  }
   o.connections = std::atoi(f.Get("--connections", "8").c_str());
   o.warmup_seconds = std::atof(f.Get("--warmup", "5").c_str());
   o.duration_seconds = std::atof(f.Get("--duration", "30").c_str());
