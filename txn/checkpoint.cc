@@ -91,12 +91,31 @@ void TxnEngine::CopyRegion(const RegionPlacement& p, std::vector<std::byte>& ima
   m.Bytes(slabs);
 }
 
+// "txn=M.W.S primary" or "... backup": the transaction whose record at `lsn` the participant
+// holds. REQUIRES: progress_mu_ held (the participant changes its maps under it, shared).
+std::string TxnEngine::HolderOf(uint64_t lsn) const {
+  auto name = [](TxnId id, const char* role) {
+    return "txn=" + std::to_string(TxnMachine(id)) + "." + std::to_string(TxnWorker(id)) + "." +
+           std::to_string(static_cast<uint32_t>(id)) + " " + role;
+  };
+  for (const auto& [id, t] : primary_txns_) {
+    if (t.lsn == lsn) return name(id, "primary");
+  }
+  for (const auto& [id, t] : backup_txns_) {
+    if (t.lsn == lsn) return name(id, "backup");
+  }
+  return "unknown";
+}
+
 std::expected<void, std::string> TxnEngine::Checkpoint() {
   std::lock_guard one(checkpoint_mu_);
+  const auto began = std::chrono::steady_clock::now();
   uint64_t start;
+  std::string held_by;  // what keeps the log from being dropped to its end
   {
     std::unique_lock quiet(progress_mu_);
     start = active_lsns_.empty() ? wal_->end() : std::min(*active_lsns_.begin(), wal_->end());
+    if (start < wal_->end()) held_by = HolderOf(start);
   }
   Timestamp through = 0;
   std::vector<std::byte> image, meta;
@@ -122,6 +141,10 @@ std::expected<void, std::string> TxnEngine::Checkpoint() {
   log_start_.store(start, std::memory_order_release);
   checkpoints_.fetch_add(1);
   log_room_.NotifyAll();
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
+  Log("event=checkpoint machine=" + std::to_string(machine_->id()) + " log_start=" + std::to_string(start) +
+      " log_end=" + std::to_string(wal_->end()) + " duration_ms=" + std::to_string(took.count()) +
+      (held_by.empty() ? "" : " held_by=\"" + held_by + "\""));
   return {};
 }
 
@@ -150,6 +173,7 @@ void TxnEngine::CheckpointLoop() {
       checkpoint_asked_ = false;
     }
     if (stop_.load()) break;
+    SendIdleTruncations();
     const cluster::MachineState state = machine_->State();
     const uint64_t logged = wal_->end() - state.log_start;
     // Several runs in the log: each began a segment, and recovery would read them all.

@@ -203,6 +203,40 @@ void TxnEngine::ReleaseWorkerId(uint32_t id, uint32_t next_seq) {
   free_worker_ids_.push_back(static_cast<uint16_t>(id));
 }
 
+void TxnEngine::SendIdleTruncations() {
+  {
+    // A worker being destroyed waits in ReleaseWorkerId until this is done with it.
+    std::lock_guard l(workers_mu_);
+    for (auto& [id, w] : workers_) w->TakeAckedTruncations(idle_truncations_);
+  }
+  // What finds no room in a ring (its receiver is slow, or gone) waits for the next round.
+  AppendTruncations(idle_truncations_, /*wait_for_room=*/false);
+}
+
+void TxnEngine::AppendTruncations(std::map<MachineId, std::vector<TxnId>>& truncations, bool wait_for_room) {
+  std::vector<cluster::CompletionPtr> landed;
+  for (auto& [to, ids] : truncations) {
+    size_t at = 0;
+    for (; at < ids.size(); at += kMaxPiggybacked) {
+      Record r;
+      r.type = RecordType::kTruncate;
+      r.truncated.assign(ids.begin() + static_cast<ptrdiff_t>(at),
+                         ids.begin() + static_cast<ptrdiff_t>(std::min(ids.size(), at + kMaxPiggybacked)));
+      auto bytes = EncodeRecord(r);
+      LogWriter& w = Writer(to);
+      if (wait_for_room) {
+        w.Reserve(2 * bytes.size());
+      } else if (!w.TryReserve(2 * bytes.size())) {
+        break;
+      }
+      landed.push_back(w.Append(std::move(bytes)));
+    }
+    ids.erase(ids.begin(), ids.begin() + static_cast<ptrdiff_t>(std::min(at, ids.size())));
+  }
+  std::erase_if(truncations, [](const auto& t) { return t.second.empty(); });
+  for (auto& c : landed) c->Wait();
+}
+
 Timestamp TxnEngine::OldestActive() {
   Timestamp oat = ~Timestamp{0};
   std::lock_guard l(workers_mu_);

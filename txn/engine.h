@@ -247,6 +247,19 @@ class TxnEngine {
   std::expected<Slab*, TxnError> AcquireSlab(uint32_t lines, bool fresh);
   void ReleaseSlab(Slab* s);
   Slab* FindSlab(Addr a);
+  // Every live worker's acknowledged truncations go out (Worker::TakeAckedTruncations), in
+  // TRUNCATE records appended after workers_mu_ is released: the fabric thread that completes an
+  // append, or frees ring room for one, takes workers_mu_ to route lock replies. The
+  // checkpointer calls it at each wake-up: a worker that commits no more, an idle session's or the
+  // sequence cache's, would otherwise keep its last transactions in the backups' logs for good,
+  // and a log that cannot be dropped fills and stops every commit (WaitForLogRoom).
+  void SendIdleTruncations();
+  // TRUNCATE records for `truncations` (by participant), at most kMaxPiggybacked each, removed
+  // from it as they are appended; returns once they landed. Without `wait_for_room`, what finds
+  // no room in its ring stays in `truncations`.
+  void AppendTruncations(std::map<MachineId, std::vector<TxnId>>& truncations, bool wait_for_room);
+  // The truncation timer's: taken from workers, not yet appended (the checkpointer thread's).
+  std::map<MachineId, std::vector<TxnId>> idle_truncations_;
   Timestamp OldestActive();
   void RouteLockReply(const cluster::Message& m);
   void ReleaseWorkerId(uint32_t id, uint32_t next_seq);
@@ -361,6 +374,8 @@ class TxnEngine {
     uint64_t lsn = 0;  // of its first COMMIT-BACKUP record in the durable log
   };
   std::map<TxnId, BackupTxn> backup_txns_;
+  // Which participant transaction holds the record at `lsn` (a checkpoint's log line).
+  std::string HolderOf(uint64_t lsn) const;
   std::atomic<uint64_t> blocks_freed_{0};
 
   // Rung by the fabric when a remote coordinator's record lands in one of this machine's rings
@@ -380,9 +395,13 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   std::expected<std::unique_ptr<Txn>, TxnError> Begin(TxnOptions options);
-  // Writes explicit TRUNCATE records for everything not yet piggybacked (call when idle; FaRM §4
-  // step 5 and FaRMv2 §4.8's timer-driven truncation).
+  // Writes explicit TRUNCATE records for everything not yet piggybacked, once every commit's
+  // acknowledgements are in (call when idle, or before comparing replicas; FaRM §4 step 5).
   void FlushTruncations();
+  // Moves the truncations of the transactions whose acknowledgements are in, and that no record
+  // carried yet, into `into` (by participant), without waiting for the others: FaRMv2 §4.8's
+  // timer-driven truncation takes them so (TxnEngine::SendIdleTruncations). Any thread.
+  void TakeAckedTruncations(std::map<MachineId, std::vector<TxnId>>& into);
   TxnEngine& engine() { return *engine_; }
   uint32_t id() const { return id_; }
 
@@ -403,7 +422,7 @@ class Worker {
   std::vector<TxnId> TakeTruncations(MachineId to);
   void ScheduleTruncation(TxnId txn, std::vector<MachineId> participants,
                           std::vector<cluster::CompletionPtr> primary_acks);
-  void PromoteAckedTruncations();
+  void PromoteAckedTruncations();  // REQUIRES: truncations_mu_ held
   // A free object slot of `lines` lines that was already free at read_ts: a slot freed after R
   // still holds, in the caller's snapshot, the object that was freed, which the caller may yet
   // reach through a pointer it read at R; its own write set would shadow that object with the
@@ -422,13 +441,15 @@ class Worker {
   std::map<TxnId, std::vector<LockReply>> replies_;
 
   std::map<uint32_t, Slab*> slabs_;  // by lines: the slab allocations come from
-  std::map<MachineId, std::vector<TxnId>> truncations_;
+  // The worker's thread and the engine's truncation timer (TakeAckedTruncations) share these.
+  std::mutex truncations_mu_;
+  std::map<MachineId, std::vector<TxnId>> truncations_;  // guarded by truncations_mu_
   struct Unacked {
     TxnId txn;
     std::vector<MachineId> participants;
     std::vector<cluster::CompletionPtr> acks;
   };
-  std::vector<Unacked> unacked_;
+  std::vector<Unacked> unacked_;  // guarded by truncations_mu_
 };
 
 }  // namespace farmdb::txn

@@ -300,6 +300,39 @@ TEST_P(RecoveryTest, AFullLogMakesCommitsWaitForACheckpoint) {
   CheckRecovered(c, l, acked, &max_seen);
 }
 
+// A worker that commits and then goes quiet (an idle session's, the sequence cache's) still has
+// its last transaction truncated within about a second (the checkpointer's truncation timer), so
+// the backups' checkpoints drop their logs to the end. Before, its COMMIT-BACKUPs stayed in the
+// backups' logs until that worker's next commit, which may never come: the log could not be
+// dropped, filled up, and stopped every commit.
+TEST(RecoveryCheckpointTest, AQuietWorkersLastCommitDoesNotHoldTheBackupsLogs) {
+  TempDir dir("recovery");
+  TestCluster c(Options(dir.path, 3), Small());
+  auto quiet = c.engine(0).NewWorker();
+  Addr a = CommitNewObject(*quiet, 7);  // primary 0, backups 1 and 2
+  {
+    auto t = *quiet->Begin({});
+    ASSERT_TRUE(t->Write(a, U64Bytes(8)));
+    ASSERT_TRUE(t->Commit());
+  }
+  // No FlushTruncations, and the worker stays alive. The backups log the COMMIT-BACKUPs within
+  // microseconds of the commit; everything of the two transactions lies below `logged`.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (int m = 1; m < 3; ++m) {
+    TxnEngine& backup = c.engine(m);
+    const uint64_t logged = backup.wal().end();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    uint64_t start = 0;
+    do {
+      ASSERT_TRUE(backup.Checkpoint());
+      start = backup.wal().end() - backup.LogSinceCheckpoint();  // what that checkpoint kept
+      if (start < logged) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    } while (start < logged && std::chrono::steady_clock::now() < deadline);
+    EXPECT_GE(start, logged) << "backup " << m << " keeps the quiet worker's transaction in its log";
+  }
+  EXPECT_EQ(Get(*quiet, a), 8u);
+}
+
 // Records carry the configuration their sender ran in; a log holding one newer than the machine
 // state's configuration was not written with that state, and the start stops, naming both.
 TEST(RecoveryConfigurationTest, ALogRecordOfANewerConfigurationStopsTheStart) {

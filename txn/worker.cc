@@ -93,6 +93,7 @@ std::vector<LockReply> Worker::AwaitLockReplies(TxnId txn, size_t n) {
 
 void Worker::ScheduleTruncation(TxnId txn, std::vector<MachineId> participants,
                                 std::vector<cluster::CompletionPtr> primary_acks) {
+  std::lock_guard l(truncations_mu_);
   unacked_.push_back({txn, std::move(participants), std::move(primary_acks)});
 }
 
@@ -106,6 +107,7 @@ void Worker::PromoteAckedTruncations() {
 }
 
 std::vector<TxnId> Worker::TakeTruncations(MachineId to) {
+  std::lock_guard l(truncations_mu_);
   PromoteAckedTruncations();
   auto& pending = truncations_[to];
   size_t n = std::min(pending.size(), kMaxPiggybacked);
@@ -115,23 +117,25 @@ std::vector<TxnId> Worker::TakeTruncations(MachineId to) {
 }
 
 void Worker::FlushTruncations() {
-  for (auto& u : unacked_) {
-    for (auto& c : u.acks) c->Wait();
+  std::vector<cluster::CompletionPtr> acks;
+  {
+    std::lock_guard l(truncations_mu_);
+    for (auto& u : unacked_) acks.insert(acks.end(), u.acks.begin(), u.acks.end());
   }
+  for (auto& c : acks) c->Wait();
+  std::map<MachineId, std::vector<TxnId>> mine;
+  TakeAckedTruncations(mine);
+  engine_->AppendTruncations(mine, /*wait_for_room=*/true);
+}
+
+void Worker::TakeAckedTruncations(std::map<MachineId, std::vector<TxnId>>& into) {
+  std::lock_guard l(truncations_mu_);
   PromoteAckedTruncations();
-  std::vector<cluster::CompletionPtr> done;
   for (auto& [to, pending] : truncations_) {
-    while (!pending.empty()) {
-      Record r;
-      r.type = RecordType::kTruncate;
-      r.truncated = TakeTruncations(to);
-      auto bytes = EncodeRecord(r);
-      LogWriter& w = engine_->Writer(to);
-      w.Reserve(2 * bytes.size());
-      done.push_back(w.Append(std::move(bytes)));
-    }
+    auto& out = into[to];
+    out.insert(out.end(), pending.begin(), pending.end());
+    pending.clear();
   }
-  for (auto& c : done) c->Wait();
 }
 
 std::expected<std::pair<Addr, Slab*>, TxnError> Worker::AllocateObject(uint32_t lines,
