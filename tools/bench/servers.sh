@@ -6,7 +6,13 @@
 #   bench_start_farmdb BIN [ARGS]  start farmdb on a free port -> $farmdb_port ($bench_farmdb_base,
 #                                  synchronous_commit=off unless the caller empties it, then ARGS;
 #                                  its Unix-domain socket in $bench_work, as PostgreSQL's)
-#   bench_stop_farmdb              stop it and remove its data, so another can start
+#   bench_start_farmdb_cluster BIN N [ARGS]
+#                                  a ZooKeeper server and N farmdb processes, one machine each
+#                                  of a multi-process cluster (farmdb.replicas=min(3, N)), each
+#                                  with $bench_farmdb_base and ARGS -> $farmdb_ports (array),
+#                                  $farmdb_port (the first)
+#   bench_stop_farmdb              stop it (or them, and ZooKeeper) and remove the data, so
+#                                  another can start
 #   bench_start_postgres [-c ...]  initdb + start PostgreSQL 15 ($bench_pg_base, fsync=off unless
 #                                  the caller empties it, plus the given settings) -> $pg_port,
 #                                  $pg_pid (the postmaster);
@@ -20,7 +26,7 @@
 #                                  and `measure postgres`, farmdb first in odd rounds ->
 #                                  $pair_order, $pair_farmdb, $pair_postgres (their outputs)
 #   bench_machine                  one line: cores, CPU model, kernel
-#   bench_cpu_ticks PID            CPU clock ticks used so far by PID and its children
+#   bench_cpu_ticks PID...         CPU clock ticks used so far by the PIDs and their children
 #   bench_ratio A B                A / B with two decimals
 #   bench_median X...              the median of the numbers, with two decimals
 #
@@ -35,6 +41,8 @@ bench_pgbin=/usr/lib/postgresql/15/bin
 bench_py=/usr/bin/python3
 bench_work=""
 bench_farmdb_pid=""
+bench_farmdb_pids=()   # every farmdb process: one, or a cluster's
+bench_zookeeper=""     # the cluster's ZooKeeper directory, when one runs
 bench_pg_started=""
 bench_postgres_exe=""
 
@@ -42,7 +50,7 @@ bench_as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else 
 
 bench_cleanup() {
   # A server a failed run left paused (bench_pause) would not stop.
-  [ -z "$bench_farmdb_pid" ] || bench_pause CONT farmdb 2>/dev/null || true
+  ((${#bench_farmdb_pids[@]} == 0)) || bench_pause CONT farmdb 2>/dev/null || true
   [ -z "$bench_pg_started" ] || bench_pause CONT postgres 2>/dev/null || true
   bench_stop_farmdb
   if [ -n "$bench_pg_started" ]; then
@@ -76,6 +84,7 @@ bench_start_farmdb() {
     >"$bench_work/ready" \
     2>"$bench_work/farmdb.log" &
   bench_farmdb_pid=$!
+  bench_farmdb_pids=("$bench_farmdb_pid")
   local ready
   read -r -t 300 ready <"$bench_work/ready" || {
     echo "farmdb did not start:" >&2
@@ -86,12 +95,52 @@ bench_start_farmdb() {
   farmdb_port=${farmdb_port%% *}
 }
 
+bench_start_farmdb_cluster() {
+  local bin=$1 nodes=$2 i ready
+  shift 2
+  local here
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  mkdir -p "$bench_work/cluster"
+  bench_zookeeper=$bench_work/cluster/zookeeper
+  local zk
+  zk=$("$here/../zookeeper.sh" start --fresh "$bench_zookeeper")
+  farmdb_ports=()
+  local fds=()
+  for ((i = 0; i < nodes; i++)); do
+    mkfifo "$bench_work/cluster/ready$i"
+    # Opened here, read-write so that it does not block: a node's open of its ready line would
+    # wait for a reader, and the nodes wait for one another to form the cluster.
+    exec {fds[i]}<>"$bench_work/cluster/ready$i"
+    "$bin" -p 0 -D "$bench_work/cluster/n$i" --log-level info -o unix_socket_directories= \
+      -o "farmdb.zookeeper=$zk" -o farmdb.cluster=bench -o farmdb.fabric_address=127.0.0.1:0 \
+      -o "farmdb.replicas=$((nodes < 3 ? nodes : 3))" "${bench_farmdb_base[@]}" "$@" \
+      >"$bench_work/cluster/ready$i" 2>"$bench_work/cluster/n$i.log" &
+    bench_farmdb_pids+=($!)
+  done
+  for ((i = 0; i < nodes; i++)); do
+    read -r -t 300 ready <&"${fds[i]}" || {
+      echo "farmdb node $i did not start:" >&2
+      cat "$bench_work/cluster/n$i.log" >&2
+      return 1
+    }
+    exec {fds[i]}<&-
+    ready=${ready##*:}
+    farmdb_ports+=("${ready%% *}")
+  done
+  farmdb_port=${farmdb_ports[0]}
+}
+
 bench_stop_farmdb() {
-  [ -n "$bench_farmdb_pid" ] || return 0
-  kill -TERM "$bench_farmdb_pid" 2>/dev/null || true
-  wait "$bench_farmdb_pid" 2>/dev/null || true
+  ((${#bench_farmdb_pids[@]})) || return 0
+  kill -TERM "${bench_farmdb_pids[@]}" 2>/dev/null || true
+  wait "${bench_farmdb_pids[@]}" 2>/dev/null || true
   bench_farmdb_pid=""
-  rm -rf "$bench_work/farmdb" "$bench_work/ready"
+  bench_farmdb_pids=()
+  if [ -n "$bench_zookeeper" ]; then
+    "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../zookeeper.sh" stop "$bench_zookeeper"
+    bench_zookeeper=""
+  fi
+  rm -rf "$bench_work/farmdb" "$bench_work/ready" "$bench_work/cluster"
 }
 
 bench_pg_base=(-c fsync=off)
@@ -110,7 +159,7 @@ bench_start_postgres() {
 # A backend may exit between listing and signalling it.
 bench_pause() {
   if [ "$2" = farmdb ]; then
-    kill "-$1" "$bench_farmdb_pid"
+    kill "-$1" "${bench_farmdb_pids[@]}"
   else
     kill "-$1" "$pg_pid"
     pkill "-$1" -P "$pg_pid" || true
@@ -119,18 +168,18 @@ bench_pause() {
 
 # A failed CMD returns with the other server still paused; bench_cleanup resumes it.
 bench_alone() {
-  local server=$1 other pid before
+  local server=$1 other pids before
   shift
   if [ "$server" = farmdb ]; then
-    other=postgres pid=$bench_farmdb_pid
+    other=postgres pids=("${bench_farmdb_pids[@]}")
   else
-    other=farmdb pid=$pg_pid
+    other=farmdb pids=("$pg_pid")
   fi
   bench_pause STOP "$other"
-  before=$(bench_cpu_ticks "$pid")
+  before=$(bench_cpu_ticks "${pids[@]}")
   "$@" || return
   sleep 1  # PostgreSQL's backends exit, and their CPU time reaches the postmaster's children
-  alone_ticks=$(($(bench_cpu_ticks "$pid") - before))
+  alone_ticks=$(($(bench_cpu_ticks "${pids[@]}") - before))
   bench_pause CONT "$other"
 }
 
@@ -153,12 +202,14 @@ bench_machine() {
   echo "$(nproc) cores, ${cpu:-unknown CPU}, $(free -g | awk '/^Mem:/ {print $2}') GiB, $(uname -sr)"
 }
 
-# User + system time of PID (all threads), of its live children and of the children it has
+# User + system time of each PID (all threads), of its live children and of the children it has
 # reaped: PostgreSQL's backends end with their connections and leave their time to the postmaster.
 bench_cpu_ticks() {
-  local total=0 p
-  for p in "$1" $(pgrep -P "$1"); do
-    total=$((total + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  local total=0 pid p
+  for pid in "$@"; do
+    for p in "$pid" $(pgrep -P "$pid"); do
+      total=$((total + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+    done
   done
   echo "$total"
 }
