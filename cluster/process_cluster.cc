@@ -41,42 +41,33 @@ std::expected<std::unique_ptr<ProcessCluster>, std::string> ProcessCluster::Star
 
   // Listen before registering, so the registration has the bound port; peers that dial before
   // the fabric runs wait in the backlog.
-  auto listener = TcpFabric::Listen(o.fabric_address);
-  if (!listener) return std::unexpected("farmdb.fabric_address: " + listener.error());
+  auto listen_fd = TcpFabric::Listen(o.fabric_address);
+  if (!listen_fd) return std::unexpected("farmdb.fabric_address: " + listen_fd.error());
+  // Closed on every failure below, until the fabric takes it.
+  std::unique_ptr<int, void (*)(int*)> listener(&*listen_fd, [](int* fd) { ::close(*fd); });
   std::string fabric_address = TcpFabric::ListenerAddress(*listener);
   auto node = pc->zk_cluster_->Register(fabric_address);
-  if (!node) {
-    ::close(*listener);
-    return std::unexpected(node.error());
-  }
+  if (!node) return std::unexpected(node.error());
   pc->Log("event=cluster_registered cluster=" + o.cluster_name + " node=" + *node + " fabric=" + fabric_address);
   auto configuration = pc->zk_cluster_->FormOrRead(pc->settings_.replicas, o.start_timeout, [&](const std::string& what) {
     pc->Log("event=cluster_waiting " + what);
   });
-  if (!configuration) {
-    ::close(*listener);
-    return std::unexpected(configuration.error());
-  }
+  if (!configuration) return std::unexpected(configuration.error());
   pc->configuration_ = std::move(*configuration);
   const Configuration& c = pc->configuration_;
   auto self = std::find_if(c.members.begin(), c.members.end(), [&](auto& m) { return m.node == *node; });
   if (self == c.members.end()) {
-    ::close(*listener);
     return std::unexpected("cluster \"" + o.cluster_name + "\" formed without this node (" + *node +
                            "); joining a cluster that has formed is not supported yet");
   }
   const MachineId id = self->machine;
   auto addresses = pc->zk_cluster_->FabricAddresses(c);
-  if (!addresses) {
-    ::close(*listener);
-    return std::unexpected(addresses.error());
-  }
+  if (!addresses) return std::unexpected(addresses.error());
   std::filesystem::create_directories(o.data_dir);
   {
     std::ofstream member(MemberFile(o.data_dir));
     member << "cluster " << o.cluster_name << " node " << *node << " machine " << id << "\n";
     if (!member.flush()) {
-      ::close(*listener);
       return std::unexpected("could not write " + MemberFile(o.data_dir).string());
     }
   }
@@ -84,7 +75,7 @@ std::expected<std::unique_ptr<ProcessCluster>, std::string> ProcessCluster::Star
   TcpFabricOptions fo;
   fo.self = id;
   fo.machines = static_cast<int>(addresses->size());
-  fo.listen_fd = *listener;
+  fo.listen_fd = *listener.release();
   fo.cluster_name = o.cluster_name;
   fo.secret = pc->settings_.secret;
   fo.configuration_id = c.id;
