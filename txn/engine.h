@@ -8,10 +8,10 @@
 // (checkpoint.cc). It registers the OAT provider with the Machine (FaRMv2 §4.5) and frees
 // old-version blocks below the GC safe point.
 //
-// Engines are opened together, one per machine of an in-process cluster (OpenAll): each reads
-// its durable log, they decide together which transactions of earlier runs committed, and each
-// replays those onto its region memory, mapped from the images (recovery.cc; FORMATS.md
-// "Recovery"). Engines of different clusters are independent. TxnEngine is thread-safe;
+// Engines are opened together, one per machine of an in-process cluster, or one per process of a
+// multi-process cluster (OpenAll): each reads its durable log, they decide together which
+// transactions of earlier runs committed, and each replays those onto its region memory, mapped
+// from the images (recovery.cc; FORMATS.md "Recovery"). Engines of different clusters are independent. TxnEngine is thread-safe;
 // participant state is touched only by the participant thread.
 //
 // Durable log. Every record a participant receives is copied into the log before the
@@ -121,17 +121,23 @@ class Worker;
 
 class TxnEngine {
  public:
-  // Opens the engines of all `machines` (every machine of an in-process cluster, in id order)
-  // over their data directories, recovers what earlier runs committed (recovery.cc) and starts
-  // them. Errors name the file and what is wrong: the cluster must not start then.
+  // Opens the engines of `machines` over their data directories, recovers what earlier runs
+  // committed (recovery.cc) and starts them. Errors name the file and what is wrong: the cluster
+  // must not start then. `machines` is every machine of an in-process cluster, in id order, or
+  // the one machine of this process in a multi-process cluster. Then the decisions need what
+  // every other machine's log holds: `exchange` trades this machine's first-pass findings
+  // (FORMATS.md "Recovery across processes") for every machine's, indexed by machine id (this
+  // one's slot is not read).
   // `attached` runs once every engine here registered its log rings and before any starts: a
   // process holding one machine of a multi-process cluster waits there until the other
   // processes' engines have registered theirs (their first record must land in a registered
-  // ring). Its error fails the open. REQUIRES for such a machine: a fresh data directory (the
-  // recovery's decisions need every machine's log).
+  // ring). Its error fails the open.
   using AttachedHook = std::function<std::expected<void, std::string>()>;
+  using RecoveryExchange =
+      std::function<std::expected<std::vector<std::vector<std::byte>>, std::string>(std::vector<std::byte> mine)>;
   static std::expected<std::vector<std::unique_ptr<TxnEngine>>, std::string> OpenAll(
-      std::span<cluster::Machine* const> machines, EngineOptions options, AttachedHook attached = {});
+      std::span<cluster::Machine* const> machines, EngineOptions options, AttachedHook attached = {},
+      RecoveryExchange exchange = {});
   ~TxnEngine();
   TxnEngine(const TxnEngine&) = delete;
   TxnEngine& operator=(const TxnEngine&) = delete;
@@ -195,7 +201,9 @@ class TxnEngine {
     std::unordered_map<TxnId, Timestamp> committed;  // on any machine, at or below the cut
   };
   std::expected<void, std::string> ReadLog();
-  static std::vector<RunDecision> Decide(std::span<const std::unique_ptr<TxnEngine>> engines);
+  static std::vector<RunDecision> Decide(std::span<const RunLog* const> logs);
+  static std::vector<std::byte> EncodeRunLogs(std::span<const std::unique_ptr<RunLog>> logs);
+  static std::expected<std::vector<std::unique_ptr<RunLog>>, std::string> DecodeRunLogs(std::span<const std::byte> bytes);
   std::expected<void, std::string> Replay(const std::vector<RunDecision>& decisions);
   std::expected<void, std::string> RebuildSlabs();
   std::expected<void, std::string> BeginRun(uint64_t run);
@@ -300,8 +308,8 @@ class TxnEngine {
   std::byte* LocalObject(Addr a, uint32_t lines);
 
   cluster::Machine* machine_;
-  // The configuration this engine runs in, carried by every record it sends or logs (membership
-  // is fixed today: the machine state's, always 1; reconfiguration is a later issue).
+  // The configuration this engine runs in, carried by every record it sends or logs: the machine
+  // state's (1 in-process; a multi-process cluster's takes a new one at every start).
   uint32_t configuration_ = 0;
   EngineOptions options_;
   TxnCounters counters_;

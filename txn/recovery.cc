@@ -64,7 +64,8 @@ std::optional<std::vector<SlabMeta>> ParseSlabMeta(std::span<const std::byte> me
 }  // namespace
 
 std::expected<std::vector<std::unique_ptr<TxnEngine>>, std::string> TxnEngine::OpenAll(
-    std::span<cluster::Machine* const> machines, EngineOptions options, AttachedHook attached) {
+    std::span<cluster::Machine* const> machines, EngineOptions options, AttachedHook attached,
+    RecoveryExchange exchange) {
   if (options.wal_segment_size < options.log_size / 2) {
     return std::unexpected("the durable log's segments (" + std::to_string(options.wal_segment_size) +
                            " bytes) must hold the largest ring record (half the log size, " +
@@ -81,11 +82,30 @@ std::expected<std::vector<std::unique_ptr<TxnEngine>>, std::string> TxnEngine::O
     engines.push_back(std::unique_ptr<TxnEngine>(new TxnEngine(m, options)));
     if (auto read = engines.back()->ReadLog(); !read) return std::unexpected(read.error());
   }
-  std::vector<RunDecision> decisions = Decide(engines);
-  uint64_t next_run = 1;
+  // What every machine's first pass found: those here, and the other processes' over `exchange`.
+  std::vector<const RunLog*> logs;
   for (auto& e : engines) {
-    for (auto& run : e->run_logs_) next_run = std::max(next_run, run->run + 1);
+    for (auto& log : e->run_logs_) logs.push_back(log.get());
   }
+  std::vector<std::unique_ptr<RunLog>> remote;
+  const int cluster_machines = machines.front()->machines();
+  if (static_cast<int>(engines.size()) < cluster_machines) {
+    if (!exchange || engines.size() != 1) {
+      return std::unexpected("recovering " + std::to_string(engines.size()) + " of the cluster's " +
+                             std::to_string(cluster_machines) + " machines needs what the others' logs hold");
+    }
+    auto theirs = exchange(EncodeRunLogs(engines.front()->run_logs_));
+    if (!theirs) return std::unexpected("recovery: " + theirs.error());
+    for (size_t m = 0; m < theirs->size(); ++m) {
+      if (engines.front()->machine_->id() == m) continue;
+      auto decoded = DecodeRunLogs((*theirs)[m]);
+      if (!decoded) return std::unexpected("recovery: machine " + std::to_string(m) + "'s first pass: " + decoded.error());
+      for (auto& log : *decoded) logs.push_back(remote.emplace_back(std::move(log)).get());
+    }
+  }
+  std::vector<RunDecision> decisions = Decide(logs);
+  uint64_t next_run = 1;
+  for (const RunLog* log : logs) next_run = std::max(next_run, log->run + 1);
   for (auto& e : engines) {
     if (auto replayed = e->Replay(decisions); !replayed) return std::unexpected(replayed.error());
     if (auto rebuilt = e->RebuildSlabs(); !rebuilt) return std::unexpected(rebuilt.error());
@@ -233,47 +253,80 @@ std::expected<void, std::string> TxnEngine::DrainRings() {
   return {};
 }
 
-std::vector<TxnEngine::RunDecision> TxnEngine::Decide(std::span<const std::unique_ptr<TxnEngine>> engines) {
+std::vector<TxnEngine::RunDecision> TxnEngine::Decide(std::span<const RunLog* const> logs) {
   // Runs by id, over all machines: the cut an earlier recovery decided, else (the last run) none
   // if it ended in this boot on every machine, else the smallest last stamp.
   std::map<uint64_t, RunDecision> runs;
   std::map<uint64_t, bool> trusted;
-  for (auto& e : engines) {
-    for (auto& log : e->run_logs_) {
-      RunDecision& d = runs[log->run];
-      d.run = log->run;
-      auto [t, fresh] = trusted.try_emplace(log->run, true);
-      if (log->cut) {
-        d.cut = std::min(d.cut, *log->cut);
-      } else if (!log->trusted) {
-        t->second = false;
-      }
+  for (const RunLog* log : logs) {
+    RunDecision& d = runs[log->run];
+    d.run = log->run;
+    auto [t, fresh] = trusted.try_emplace(log->run, true);
+    if (log->cut) {
+      d.cut = std::min(d.cut, *log->cut);
+    } else if (!log->trusted) {
+      t->second = false;
     }
   }
   for (auto& [id, d] : runs) {
     bool decided = false;
-    for (auto& e : engines) {
-      for (auto& log : e->run_logs_) decided |= log->run == id && log->cut.has_value();
-    }
+    for (const RunLog* log : logs) decided |= log->run == id && log->cut.has_value();
     if (decided || trusted[id]) continue;
-    for (auto& e : engines) {
-      for (auto& log : e->run_logs_) {
-        if (log->run == id) d.cut = std::min(d.cut, log->last_stamp);
-      }
+    for (const RunLog* log : logs) {
+      if (log->run == id) d.cut = std::min(d.cut, log->last_stamp);
     }
   }
   for (auto& [id, d] : runs) {
-    for (auto& e : engines) {
-      for (auto& log : e->run_logs_) {
-        if (log->run != id) continue;
-        for (auto [txn, w] : log->committed) {
-          if (w <= d.cut) d.committed.emplace(txn, w);
-        }
+    for (const RunLog* log : logs) {
+      if (log->run != id) continue;
+      for (auto [txn, w] : log->committed) {
+        if (w <= d.cut) d.committed.emplace(txn, w);
       }
     }
   }
   std::vector<RunDecision> out;
   for (auto& [id, d] : runs) out.push_back(std::move(d));
+  return out;
+}
+
+// FORMATS.md "Recovery across processes".
+std::vector<std::byte> TxnEngine::EncodeRunLogs(std::span<const std::unique_ptr<RunLog>> logs) {
+  std::vector<std::byte> out;
+  cluster::ByteWriter w(&out);
+  w.U32(static_cast<uint32_t>(logs.size()));
+  for (const auto& log : logs) {
+    w.U64(log->run);
+    w.U32((log->cut ? 1u : 0u) | (log->trusted ? 2u : 0u));
+    w.U64(log->cut.value_or(0));
+    w.U64(log->last_stamp);
+    w.U64(log->committed.size());
+    for (auto [txn, ts] : log->committed) w.U64(txn), w.U64(ts);
+  }
+  return out;
+}
+
+std::expected<std::vector<std::unique_ptr<TxnEngine::RunLog>>, std::string> TxnEngine::DecodeRunLogs(
+    std::span<const std::byte> bytes) {
+  std::vector<std::unique_ptr<RunLog>> out;
+  cluster::ByteReader r(bytes);
+  const uint32_t n = r.U32();
+  for (uint32_t i = 0; i < n && r.ok(); ++i) {
+    auto log = std::make_unique<RunLog>();
+    log->run = r.U64();
+    const uint32_t flags = r.U32();
+    const Timestamp cut = r.U64();
+    if (flags & 1) log->cut = cut;
+    log->trusted = flags & 2;
+    log->last_stamp = r.U64();
+    const uint64_t committed = r.U64();
+    if (committed > r.remaining() / 16) return std::unexpected("a run of " + std::to_string(committed) + " transactions in fewer bytes");
+    for (uint64_t k = 0; k < committed; ++k) {
+      const TxnId txn = r.U64();
+      log->committed.emplace(txn, r.U64());
+    }
+    out.push_back(std::move(log));
+  }
+  if (!r.ok() || r.remaining() != 0) return std::unexpected("truncated or overlong");
   return out;
 }
 

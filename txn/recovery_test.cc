@@ -130,6 +130,24 @@ void CheckRecovered(TestCluster& c, const Layout& l, const std::map<int, uint64_
   EXPECT_LE(first, Get(*w, l.a[0]));
 }
 
+// A first run in `dir`: the layout, then writers for 300 ms, then a clean stop. Returns what
+// each writer's pair holds.
+std::map<int, uint64_t> WriteAndStop(const std::filesystem::path& dir, int machines, Layout* l) {
+  TestCluster c(Options(dir, machines), Small());
+  *l = MakeLayout(c);
+  std::atomic<bool> stop{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = true;
+  });
+  RunWriters(c, *l, 0, -1, stop, 1);
+  stopper.join();
+  auto w = c.engine(0).NewWorker();
+  std::map<int, uint64_t> acked;
+  for (int i = 0; i < kWriters; ++i) acked[i] = Get(*w, l->a[i]);
+  return acked;
+}
+
 class RecoveryTest : public ::testing::TestWithParam<int> {};
 
 // A clean stop keeps everything, and the engines go on: new commits, allocation that hands out
@@ -137,20 +155,7 @@ class RecoveryTest : public ::testing::TestWithParam<int> {};
 TEST_P(RecoveryTest, CleanStopKeepsEveryCommit) {
   TempDir dir("recovery");
   Layout l;
-  std::map<int, uint64_t> acked;
-  {
-    TestCluster c(Options(dir.path, GetParam()), Small());
-    l = MakeLayout(c);
-    std::atomic<bool> stop{false};
-    std::thread stopper([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      stop = true;
-    });
-    RunWriters(c, l, 0, -1, stop, 1);
-    stopper.join();
-    auto w = c.engine(0).NewWorker();
-    for (int i = 0; i < kWriters; ++i) acked[i] = Get(*w, l.a[i]);
-  }
+  std::map<int, uint64_t> acked = WriteAndStop(dir.path, GetParam(), &l);
   TestCluster c(Options(dir.path, GetParam()), Small());
   EXPECT_EQ(c.engine(0).recovery_stats().runs, 1u);
   uint64_t max_seen = 0;
@@ -171,6 +176,36 @@ TEST_P(RecoveryTest, CleanStopKeepsEveryCommit) {
   auto u = *w->Begin({});
   for (int i = 0; i < kWriters; ++i) ASSERT_TRUE(u->Write(l.a[i], U64Bytes(7)));
   EXPECT_TRUE(u->Commit());
+}
+
+// The engines of a multi-process cluster open apart, each reading only its own log. A backup's
+// COMMIT-BACKUP records commit only with their COMMIT-PRIMARY, which is in the primary's log, so
+// the backups' replay needs the others' first passes (TxnEngine::RecoveryExchange): without them
+// the backups would not match their primaries.
+TEST(RecoveryApartTest, EnginesOpenedApartDecideTogetherAndBackupsMatchTheirPrimaries) {
+  TempDir dir("recovery");
+  Layout l;
+  std::map<int, uint64_t> acked = WriteAndStop(dir.path, 3, &l);
+  TestCluster c(Options(dir.path, 3), Small(), TestCluster::Open::kApart);
+  uint64_t max_seen = 0;
+  CheckRecovered(c, l, acked, &max_seen);
+  EXPECT_EQ(c.CheckReplicas(), "");
+  auto w = c.engine(1).NewWorker();
+  for (int i = 0; i < kWriters; ++i) EXPECT_EQ(Get(*w, l.a[i]), acked[i]) << "a clean stop changed writer " << i;
+}
+
+// One machine of several, opened alone without the others' first passes, cannot decide.
+TEST(RecoveryApartTest, OneMachineOfSeveralWithoutAnExchangeDoesNotStart) {
+  TempDir dir("recovery");
+  cluster::LocalCluster cluster(Options(dir.path, 3));
+  ASSERT_TRUE(cluster.error().empty()) << cluster.error();
+  cluster.WaitForClocks();
+  cluster::Machine* machine = &cluster.machine(1);
+  auto engines = TxnEngine::OpenAll(std::span(&machine, 1), Small());
+  ASSERT_FALSE(engines.has_value());
+  EXPECT_NE(engines.error().find("recovering 1 of the cluster's 3 machines needs what the others' logs hold"),
+            std::string::npos)
+      << engines.error();
 }
 
 // kill -9 at random moments, several runs in one data directory: each restart finds every

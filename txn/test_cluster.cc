@@ -1,6 +1,9 @@
 #include "txn/test_cluster.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -29,7 +32,59 @@ cluster::FaultPolicy DelaysAndDroppedSync() {
   return p;
 }
 
-TestCluster::TestCluster(cluster::LocalClusterOptions cluster_options, EngineOptions engine_options)
+namespace {
+
+// OpenAll apart: one call per machine, on threads of their own, meeting in memory.
+std::expected<std::vector<std::unique_ptr<TxnEngine>>, std::string> OpenApart(
+    std::span<cluster::Machine* const> machines, const EngineOptions& options) {
+  const size_t n = machines.size();
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::optional<std::vector<std::byte>>> passes(n);
+  size_t attached = 0;
+  bool failed = false;  // a call failed: the others stop waiting
+  std::vector<std::expected<std::vector<std::unique_ptr<TxnEngine>>, std::string>> opened(n);
+  std::vector<std::thread> threads;
+  for (size_t m = 0; m < n; ++m) {
+    threads.emplace_back([&, m] {
+      auto exchange = [&](std::vector<std::byte> mine) -> std::expected<std::vector<std::vector<std::byte>>, std::string> {
+        std::unique_lock l(mu);
+        passes[m] = std::move(mine);
+        cv.notify_all();
+        cv.wait(l, [&] { return failed || std::ranges::all_of(passes, [](auto& p) { return p.has_value(); }); });
+        if (failed) return std::unexpected("another machine failed to open");
+        std::vector<std::vector<std::byte>> all;
+        for (auto& p : passes) all.push_back(*p);
+        return all;
+      };
+      auto barrier = [&]() -> std::expected<void, std::string> {
+        std::unique_lock l(mu);
+        ++attached;
+        cv.notify_all();
+        cv.wait(l, [&] { return failed || attached == n; });
+        if (failed) return std::unexpected("another machine failed to open");
+        return {};
+      };
+      opened[m] = TxnEngine::OpenAll(machines.subspan(m, 1), options, barrier, exchange);
+      if (!opened[m]) {
+        std::lock_guard l(mu);
+        failed = true;
+        cv.notify_all();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<std::unique_ptr<TxnEngine>> engines;
+  for (auto& o : opened) {
+    if (!o) return std::unexpected(o.error());
+    engines.push_back(std::move(o->front()));
+  }
+  return engines;
+}
+
+}  // namespace
+
+TestCluster::TestCluster(cluster::LocalClusterOptions cluster_options, EngineOptions engine_options, Open open)
     : cluster_(std::move(cluster_options)) {
   if (!cluster_.error().empty()) {
     std::fprintf(stderr, "TestCluster: %s\n", cluster_.error().c_str());
@@ -38,7 +93,7 @@ TestCluster::TestCluster(cluster::LocalClusterOptions cluster_options, EngineOpt
   cluster_.WaitForClocks();
   std::vector<cluster::Machine*> machines;
   for (int m = 0; m < cluster_.size(); ++m) machines.push_back(&cluster_.machine(m));
-  auto e = TxnEngine::OpenAll(machines, engine_options);
+  auto e = open == Open::kTogether ? TxnEngine::OpenAll(machines, engine_options) : OpenApart(machines, engine_options);
   if (!e) {
     std::fprintf(stderr, "TestCluster: %s\n", e.error().c_str());
     std::abort();

@@ -21,7 +21,12 @@ cluster::FaultPolicy DelaysAndDroppedSync();
 
 class TestCluster {
  public:
-  TestCluster(cluster::LocalClusterOptions cluster_options, EngineOptions engine_options);
+  // How the engines open: in one OpenAll call, as in one process, or apart: each machine's in an
+  // OpenAll call of its own on a thread of its own, the calls trading their first passes through
+  // an exchange in memory (TxnEngine::RecoveryExchange) and waiting for each other once
+  // attached, as the processes of a multi-process cluster do over the network.
+  enum class Open { kTogether, kApart };
+  TestCluster(cluster::LocalClusterOptions cluster_options, EngineOptions engine_options, Open open = Open::kTogether);
   ~TestCluster();
 
   cluster::LocalCluster& cluster() { return cluster_; }
