@@ -273,6 +273,17 @@ void Machine::Send(MachineId to, uint16_t type, std::vector<std::byte> body) {
 }
 
 std::vector<std::byte> Machine::Call(MachineId to, uint16_t type, std::vector<std::byte> body) {
+  return CallUntil(to, type, std::move(body), std::nullopt).value_or(std::vector<std::byte>{});
+}
+
+std::optional<std::vector<std::byte>> Machine::CallFor(MachineId to, uint16_t type, std::vector<std::byte> body,
+                                                       std::chrono::milliseconds timeout) {
+  return CallUntil(to, type, std::move(body), std::chrono::steady_clock::now() + timeout);
+}
+
+std::optional<std::vector<std::byte>> Machine::CallUntil(
+    MachineId to, uint16_t type, std::vector<std::byte> body,
+    std::optional<std::chrono::steady_clock::time_point> deadline) {
   uint64_t rpc_id;
   {
     std::lock_guard lock(rpc_mu_);
@@ -284,8 +295,13 @@ std::vector<std::byte> Machine::Call(MachineId to, uint16_t type, std::vector<st
   w.U64(rpc_id), w.Bytes(body);
   Send(to, type, std::move(msg));
   std::unique_lock lock(rpc_mu_);
-  rpc_cv_.wait(lock, [&] { return rpc_replies_[rpc_id].has_value() || stop_.load(); });
-  auto reply = std::move(rpc_replies_[rpc_id]).value_or(std::vector<std::byte>{});
+  auto answered = [&] { return rpc_replies_[rpc_id].has_value() || stop_.load(); };
+  if (deadline) {
+    rpc_cv_.wait_until(lock, *deadline, answered);
+  } else {
+    rpc_cv_.wait(lock, answered);
+  }
+  auto reply = std::move(rpc_replies_[rpc_id]);
   rpc_replies_.erase(rpc_id);
   return reply;
 }

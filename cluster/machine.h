@@ -13,6 +13,7 @@
 // reconfiguration are not implemented yet (a later issue).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <expected>
@@ -21,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <thread>
@@ -46,6 +48,7 @@ enum MsgType : uint16_t {
   kMsgRegionLookup = 6,
   kMsgRpcReply = 7,
   kMsgRegionAbort = 8,
+  kMsgRecoveryState = 9,  // ProcessCluster::ExchangeRecoveryState
 };
 
 // A region's placement as kMsgRegionPrepare, kMsgRegionCommit and kMsgRegionAbort carry it.
@@ -130,6 +133,10 @@ class Machine {
   void Send(MachineId to, uint16_t type, std::vector<std::byte> body);
   // Sends a request and waits for the reply body.
   std::vector<std::byte> Call(MachineId to, uint16_t type, std::vector<std::byte> body);
+  // Call waiting at most `timeout`: nullopt if no reply came (the request or the reply may have
+  // been lost; a late reply is dropped).
+  std::optional<std::vector<std::byte>> CallFor(MachineId to, uint16_t type, std::vector<std::byte> body,
+                                                std::chrono::milliseconds timeout);
 
   // --- regions ---
   // Asks the CM for a new region with `replicas` backups (-1: options().replicas) whose primary
@@ -160,6 +167,9 @@ class Machine {
   uint64_t SyncReplyApplied() const { return sync_applied_seq_.load(std::memory_order_acquire); }
 
  private:
+  // Call and CallFor; without a deadline, until the reply or Stop.
+  std::optional<std::vector<std::byte>> CallUntil(MachineId to, uint16_t type, std::vector<std::byte> body,
+                                                  std::optional<std::chrono::steady_clock::time_point> deadline);
   void Dispatch(Message msg);
   void ControlLoop();
   void SyncLoop();

@@ -8,9 +8,16 @@
 // directory, then start the fabric and the Machine over it. The CM (machine 0) is the clock
 // master; the others wait for their first clock synchronisation with it.
 //
+// Restart: a node whose data directory says it is a member publishes its new fabric address and
+// waits until every member restarted; the CM then moves the cluster to a new configuration with
+// the same members (ZooKeeperCluster::Restart), the machine reopens its state and images, and
+// the txn layer's recovery trades its first pass over the log with every other member's
+// (ExchangeRecoveryState) before any replays. So the whole cluster restarts together: a member
+// restarting alone, while the others run, waits for them (that is recovery from a failure,
+// issue 39).
+//
 // Not yet here: joining a cluster that already formed (a node not in the first configuration
-// is refused), restarting a member (its recovery needs every member's log: issue 39), and
-// failure domains (each node is its own).
+// is refused) and failure domains (each node is its own).
 #pragma once
 
 #include <chrono>
@@ -18,7 +25,10 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cluster/fabric/tcp_fabric.h"
 #include "cluster/machine.h"
@@ -59,11 +69,28 @@ class ProcessCluster {
   // Waits until every member passed it (ZooKeeperCluster::PassStartBarrier), at most the
   // start timeout: the txn layer calls it once its log rings are registered.
   std::expected<void, std::string> PassStartBarrier();
+  // Recovery's exchange (txn::TxnEngine::RecoveryExchange): offers `mine`, this machine's first
+  // pass over its log, to the others (RECOVERY-STATE, txn/FORMATS.md) and returns every
+  // member's, indexed by machine id, asking each until it answers, at most the start timeout.
+  std::expected<std::vector<std::vector<std::byte>>, std::string> ExchangeRecoveryState(std::vector<std::byte> mine);
   void Stop();
 
  private:
   ProcessCluster() = default;
+  // What Start's registration found: the node's registration, machine id, and the region id
+  // below which every region was committed (Machine::Open).
+  struct Joined {
+    std::string node;
+    MachineId id;
+    RegionId committed_below;
+  };
+  // A fresh node: registers and waits for the first configuration.
+  std::expected<Joined, std::string> JoinFirst(const std::string& fabric_address);
+  // A member restarting (its data directory says it is `node`, machine `id`): ZooKeeperCluster::Restart.
+  std::expected<Joined, std::string> Rejoin(const std::string& node, MachineId id, const std::string& fabric_address);
+  std::filesystem::path StatePath(MachineId id) const;  // that machine's machine.state here
   void Log(const std::string& line) const;
+  std::vector<std::byte> RecoveryStateReply(const Message& m);
 
   ProcessClusterOptions options_;
   std::unique_ptr<ZooKeeperSession> session_;
@@ -74,6 +101,8 @@ class ProcessCluster {
   std::unique_ptr<SkewedTimeSource> time_;
   std::unique_ptr<TcpFabric> fabric_;
   std::unique_ptr<Machine> machine_;
+  std::mutex recovery_mu_;
+  std::optional<std::vector<std::byte>> recovery_state_;  // this machine's first pass; guarded by recovery_mu_
 };
 
 }  // namespace farmdb::cluster

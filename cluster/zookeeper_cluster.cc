@@ -50,6 +50,17 @@ std::expected<T, std::string> PollFor(std::chrono::milliseconds timeout, std::ch
   }
 }
 
+// Creates `path` (its ancestors too) with `data`, or replaces the data that is there.
+std::expected<void, std::string> Put(ZooKeeperSession& session, const std::string& path, const std::string& data) {
+  if (auto made = session.CreatePath(path.substr(0, path.rfind('/'))); !made) return std::unexpected(made.error().message);
+  auto created = session.Create(path, data);
+  if (!created) return std::unexpected(created.error().message);
+  if (!*created) {
+    if (auto set = session.Set(path, data, -1); !set) return std::unexpected(set.error().message);
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string EncodeClusterSettings(const ClusterSettings& s) {
@@ -188,16 +199,59 @@ std::expected<std::vector<std::string>, std::string> ZooKeeperCluster::FabricAdd
   return out;
 }
 
-std::expected<void, std::string> ZooKeeperCluster::PublishSqlAddress(MachineId machine, const std::string& address) {
-  std::string dir = Path() + "/sql";
-  if (auto made = session_->CreatePath(dir); !made) return std::unexpected(made.error().message);
-  std::string path = dir + "/" + std::to_string(machine);
-  auto created = session_->Create(path, address);
-  if (!created) return std::unexpected(created.error().message);
-  if (!*created) {
-    if (auto set = session_->Set(path, address, -1); !set) return std::unexpected(set.error().message);
-  }
+std::expected<void, std::string> ZooKeeperCluster::UpdateRegistration(const std::string& node,
+                                                                      const std::string& fabric_address) {
+  const std::string path = Path() + "/nodes/" + node;
+  auto set = session_->Set(path, "fabric " + fabric_address + "\n", -1);
+  if (!set) return std::unexpected("zookeeper znode " + path + ": " + set.error().message);
   return {};
+}
+
+std::expected<ZooKeeperCluster::Restarted, std::string> ZooKeeperCluster::Restart(
+    const Configuration& c, MachineId machine, const std::string& note, std::chrono::milliseconds timeout,
+    const std::function<void(const std::string&)>& waiting) {
+  const std::string dir = Path() + "/restart/" + std::to_string(c.id);
+  if (auto put = Put(*session_, dir + "/" + std::to_string(machine), note); !put) return std::unexpected(put.error());
+  auto last_report = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  auto next = PollFor<Configuration>(timeout, std::chrono::milliseconds(20), "every member to restart",
+                                     [&]() -> std::expected<std::optional<Configuration>, std::string> {
+    auto stored = config_.Read();
+    if (!stored) return std::unexpected(stored.error());
+    if (!*stored) return std::unexpected("cluster \"" + name_ + "\" lost its configuration");
+    if ((*stored)->id > c.id) return *stored;
+    auto restarted = session_->Children(dir);
+    if (!restarted) return std::unexpected(restarted.error().message);
+    if (restarted->size() >= c.members.size()) {
+      if (machine != c.cm) return std::nullopt;
+      Configuration following = c;
+      following.id = c.id + 1;
+      auto won = config_.CompareAndSwap(c.id, following);
+      if (!won) return std::unexpected(won.error());
+      return std::nullopt;  // won or lost, the next round reads what is there
+    }
+    if (std::chrono::steady_clock::now() - last_report >= std::chrono::seconds(1)) {
+      last_report = std::chrono::steady_clock::now();
+      waiting("cluster \"" + name_ + "\" has " + std::to_string(restarted->size()) + " of its " +
+              std::to_string(c.members.size()) + " members restarted; a member recovers only with every member's log");
+    }
+    return std::nullopt;
+  });
+  if (!next) return std::unexpected(next.error());
+  if (next->id != c.id + 1 || next->members.size() != c.members.size()) {
+    return std::unexpected("cluster \"" + name_ + "\" moved to configuration " + std::to_string(next->id) +
+                           " while this member restarted in configuration " + std::to_string(c.id));
+  }
+  Restarted out{*next, std::vector<std::string>(c.members.size())};
+  for (const Configuration::Member& m : c.members) {
+    auto znode = session_->Get(dir + "/" + std::to_string(m.machine));
+    if (!znode) return std::unexpected(znode.error().message);
+    if (m.machine < out.notes.size() && *znode) out.notes[m.machine] = (*znode)->data;
+  }
+  return out;
+}
+
+std::expected<void, std::string> ZooKeeperCluster::PublishSqlAddress(MachineId machine, const std::string& address) {
+  return Put(*session_, Path() + "/sql/" + std::to_string(machine), address);
 }
 
 std::expected<std::optional<std::string>, std::string> ZooKeeperCluster::SqlAddress(MachineId machine) {
@@ -227,7 +281,14 @@ std::expected<void, std::string> ZooKeeperCluster::PassStartBarrier(const Config
 std::expected<void, std::string> ZooKeeperCluster::PublishCatalogRoot(uint64_t root) {
   auto created = session_->Create(Path() + "/catalog", std::to_string(root));
   if (!created) return std::unexpected(created.error().message);
-  if (!*created) return std::unexpected("cluster \"" + name_ + "\" has a catalog root already");
+  if (*created) return {};
+  // Published by an earlier run of the CM (a restart publishes again, in case the first run
+  // stopped in between): it must be the same root.
+  auto znode = session_->Get(Path() + "/catalog");
+  if (!znode) return std::unexpected(znode.error().message);
+  if (!*znode || (*znode)->data != std::to_string(root)) {
+    return std::unexpected("cluster \"" + name_ + "\" has another catalog root already");
+  }
   return {};
 }
 

@@ -64,6 +64,23 @@ class ZooKeeperCluster {
       const std::function<void(const std::string&)>& waiting,
       std::chrono::milliseconds poll = std::chrono::milliseconds(50));
 
+  // A registered node's new fabric address (a member that restarted listens anew).
+  std::expected<void, std::string> UpdateRegistration(const std::string& node, const std::string& fabric_address);
+
+  // A whole-cluster restart. Member `machine` of `c`, the configuration ZooKeeper holds,
+  // restarted (and updated its registration); `note` is what it tells the others. The CM waits
+  // until every member of `c` restarted, then swaps in configuration c.id + 1 with the same
+  // members, in which the members' fabrics and start barrier then meet; the others wait for it,
+  // logging what they wait for through `waiting` at most once a second. Returns that
+  // configuration and every member's note, indexed by machine id.
+  struct Restarted {
+    Configuration configuration;
+    std::vector<std::string> notes;
+  };
+  std::expected<Restarted, std::string> Restart(const Configuration& c, MachineId machine, const std::string& note,
+                                                std::chrono::milliseconds timeout,
+                                                const std::function<void(const std::string&)>& waiting);
+
   // The fabric address each member of `c` registered with, indexed by machine id.
   std::expected<std::vector<std::string>, std::string> FabricAddresses(const Configuration& c);
   // Publishes where `machine` serves SQL ("HOST:PORT"), for clients and farmctl.
@@ -75,7 +92,8 @@ class ZooKeeperCluster {
   std::expected<void, std::string> PassStartBarrier(const Configuration& c, MachineId machine,
                                                     std::chrono::milliseconds timeout);
 
-  // The catalog's root object (txn::Addr bits), once the CM bootstrapped it.
+  // The catalog's root object (txn::Addr bits), once the CM bootstrapped it; publishing the root
+  // that is there already is not an error.
   std::expected<void, std::string> PublishCatalogRoot(uint64_t root);
   std::expected<uint64_t, std::string> WaitForCatalogRoot(std::chrono::milliseconds timeout);
 

@@ -292,6 +292,57 @@ TEST(ZooKeeperClusterTest, TheStartBarrierWaitsForEveryMember) {
   EXPECT_TRUE(first.has_value()) << first.error();
 }
 
+// A whole-cluster restart: members wait, saying so, until every member of the configuration
+// restarted; then the CM moves the cluster to the next configuration with the same members, and
+// everyone learns it, the members' new fabric addresses and the CM's note.
+TEST(ZooKeeperClusterTest, ARestartWaitsForEveryMemberThenTheCmMovesToTheNextConfiguration) {
+  std::string chroot = TestZooKeeper::FreshChroot();
+  constexpr int kNodes = 3;
+  std::vector<std::unique_ptr<ZooKeeperSession>> sessions;
+  std::vector<std::unique_ptr<ZooKeeperCluster>> clusters;
+  for (int i = 0; i < kNodes; ++i) {
+    sessions.push_back(Connect(chroot));
+    ASSERT_TRUE(sessions.back());
+    clusters.push_back(std::make_unique<ZooKeeperCluster>(sessions.back().get(), "c"));
+    ASSERT_TRUE(clusters.back()->CreateOrJoin({.replicas = kNodes, .secret = "s"}).has_value());
+    ASSERT_TRUE(clusters.back()->Register("127.0.0.1:" + std::to_string(7000 + i)).has_value());
+  }
+  const Configuration first = clusters[0]->FormOrRead(kNodes, std::chrono::seconds(10), [](auto&) {}).value();
+  ASSERT_EQ(first.id, 1u);
+
+  // Machine 1 restarts alone: it waits, saying for what, and nothing moves.
+  std::vector<std::string> said;
+  auto alone = clusters[1]->Restart(first, 1, "", std::chrono::milliseconds(1500),
+                                    [&](const std::string& s) { said.push_back(s); });
+  ASSERT_FALSE(alone.has_value());
+  EXPECT_EQ(alone.error(), "gave up after 1500 ms waiting for every member to restart");
+  ASSERT_GE(said.size(), 1u);
+  EXPECT_EQ(said[0], "cluster \"c\" has 1 of its 3 members restarted; a member recovers only with every member's log");
+  EXPECT_EQ(clusters[0]->configuration().Read().value()->id, 1u);
+
+  std::vector<std::expected<ZooKeeperCluster::Restarted, std::string>> got(kNodes, std::unexpected(""));
+  std::vector<std::thread> threads;
+  for (int i = kNodes - 1; i >= 0; --i) {  // the CM last
+    const MachineId m = static_cast<MachineId>(i);
+    const std::string& node = first.members[m].node;
+    ASSERT_TRUE(clusters[i]->UpdateRegistration(node, "127.0.0.1:" + std::to_string(8000 + i)).has_value());
+    threads.emplace_back([&, i, m] {
+      got[i] = clusters[i]->Restart(first, m, m == 0 ? "next_region 5" : "", std::chrono::seconds(20), [](auto&) {});
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < kNodes; ++i) {
+    ASSERT_TRUE(got[i].has_value()) << got[i].error();
+    EXPECT_EQ(got[i]->configuration.id, 2u);
+    EXPECT_EQ(got[i]->configuration.members, first.members);
+    EXPECT_EQ(got[i]->configuration.cm, first.cm);
+    EXPECT_EQ(got[i]->notes, (std::vector<std::string>{"next_region 5", "", ""}));
+  }
+  auto addresses = clusters[2]->FabricAddresses(got[2]->configuration).value();
+  EXPECT_EQ(addresses, (std::vector<std::string>{"127.0.0.1:8000", "127.0.0.1:8001", "127.0.0.1:8002"}));
+}
+
 TEST(ZooKeeperClusterTest, TheCatalogRootIsPublishedOnceAndAwaited) {
   std::string chroot = TestZooKeeper::FreshChroot();
   auto a = Connect(chroot);
@@ -306,7 +357,8 @@ TEST(ZooKeeperClusterTest, TheCatalogRootIsPublishedOnceAndAwaited) {
   ASSERT_TRUE(ca.PublishCatalogRoot(0x1234'0000'0040).has_value());
   t.join();
   EXPECT_EQ(root.value(), 0x1234'0000'0040u);
-  EXPECT_FALSE(ca.PublishCatalogRoot(7).has_value());  // once
+  EXPECT_TRUE(ca.PublishCatalogRoot(0x1234'0000'0040).has_value());  // a restarted CM: the same root
+  EXPECT_FALSE(ca.PublishCatalogRoot(7).has_value());                 // never another
 
   ASSERT_TRUE(ca.PublishSqlAddress(2, "127.0.0.1:5433").has_value());
   ASSERT_TRUE(ca.PublishSqlAddress(2, "127.0.0.1:5434").has_value());  // moved

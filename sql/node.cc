@@ -32,6 +32,7 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
   node->cluster_ = std::make_unique<Cluster>();
   std::vector<cluster::Machine*> machines;
   txn::TxnEngine::AttachedHook attached;
+  txn::TxnEngine::RecoveryExchange exchange;
   if (options.membership) {
     const ClusterMembership& m = *options.membership;
     cluster::ProcessClusterOptions po;
@@ -49,6 +50,9 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
     node->cluster_->process = std::move(*pc);
     machines.push_back(&node->cluster_->process->machine());
     attached = [pc = node->cluster_->process.get()] { return pc->PassStartBarrier(); };
+    exchange = [pc = node->cluster_->process.get()](std::vector<std::byte> mine) {
+      return pc->ExchangeRecoveryState(std::move(mine));
+    };
   } else {
     if (options.machines < 1) return std::unexpected("farmdb.machines must be at least 1");
     cluster::LocalClusterOptions co;
@@ -66,7 +70,7 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
   txn::EngineOptions engine_options;
   engine_options.log_size = options.log_size;
   engine_options.log = options.log;
-  auto engines = txn::TxnEngine::OpenAll(machines, engine_options, attached);
+  auto engines = txn::TxnEngine::OpenAll(machines, engine_options, attached, exchange);
   if (!engines) return std::unexpected(engines.error());
   for (auto& engine : *engines) {
     auto machine = std::make_unique<Machine>();
@@ -90,6 +94,10 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
   cluster::Machine& cm = *machines[0];  // this node's CM
   if (uint64_t root = cm.State().root_object) {
     node->catalog_root_ = root;
+    if (cluster::ProcessCluster* pc = node->cluster_->process.get()) {
+      // Again, in case the first run stopped before it published it.
+      if (auto published = pc->zookeeper().PublishCatalogRoot(root); !published) return std::unexpected(published.error());
+    }
     return node;
   }
   // Bootstrap the catalog on machine 0, retrying conflicts (none are expected with no sessions
