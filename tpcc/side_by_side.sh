@@ -134,8 +134,6 @@ generated=$(
   echo
   echo "Server CPU per transaction: the server's user + system CPU time over the whole run (warm-up included;"
   echo "for PostgreSQL every backend and background process) divided by the transactions committed in it."
-  echo "It depends less than throughput on what else the machine runs, but not nothing: farmdb's machines poll"
-  echo "while they wait, so a busy machine, where waits are longer, raises farmdb's figure."
   echo
   echo "Ratios of new-orders/s: farmdb 1 machine / PostgreSQL = $(bench_ratio "$(value farmdb1 new_orders_per_s)" "$pg_nos")" \
     "(snapshot isolation: $(bench_ratio "$(value farmdb1_si new_orders_per_s)" "$pg_nos")), farmdb 3 machines / PostgreSQL =" \
