@@ -122,7 +122,9 @@ void CheckRecovered(TestCluster& c, const Layout& l, const std::map<int, uint64_
     uint64_t a = Get(*w, l.a[i]), b = Get(*w, l.b[i]);
     EXPECT_EQ(a, b) << "writer " << i << ": a torn transaction";
     auto it = acked.find(i);
-    if (it != acked.end()) EXPECT_GE(a, it->second) << "writer " << i << " lost an acknowledged commit";
+    if (it != acked.end()) {
+      EXPECT_GE(a, it->second) << "writer " << i << " lost an acknowledged commit";
+    }
     *max_seen = std::max(*max_seen, a);
   }
   uint64_t first = Get(*w, l.bulk.front());
@@ -255,7 +257,9 @@ TEST_P(RecoveryTest, KilledProcessLosesNothingAcknowledged) {
     CheckRecovered(c, l, acked, &max_seen);
     start = max_seen;
     // Checkpoints between runs, after restarts from earlier ones (an image written over a mapped image).
-    if (round >= 1) ASSERT_TRUE(c.engine(0).Checkpoint()) << "a checkpoint between runs";
+    if (round >= 1) {
+      ASSERT_TRUE(c.engine(0).Checkpoint()) << "a checkpoint between runs";
+    }
   }
 }
 

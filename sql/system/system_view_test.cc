@@ -311,7 +311,7 @@ TEST_F(SystemViewTest, NamespacesRolesDatabasesAndAccessMethods) {
 class ConfiguredRolesTest : public SystemViewTest {
  protected:
   std::vector<storage::RoleDef> ConfigRoles() const override {
-    return {{"postgres", true}, {"alice", false}, {"ops", true}};
+    return {{"postgres", true, true, ""}, {"alice", false, true, ""}, {"ops", true, true, ""}};
   }
 };
 
