@@ -57,7 +57,7 @@ class Clock {
   Clock(TimeSource* local, ClockOptions options, bool is_master);
 
   bool IsMaster() const { return is_master_; }
-  int64_t LocalNanos() { return local_->Nanos(); }
+  int64_t LocalNanos() const { return local_->Nanos(); }
 
   // The current interval; blocks while the clock is disabled (not yet synchronised).
   Interval Now();

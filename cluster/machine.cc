@@ -59,7 +59,7 @@ Machine::Machine(MachineId id, int machines, Fabric* fabric, TimeSource* time,
     : id_(id), machines_(machines), fabric_(fabric), options_(std::move(options)),
       files_(options_.files ? options_.files : &PosixFiles()), paused_(std::move(paused)), clock_(time, options_.clock, id == 0),
       regions_per_machine_(machines, 0), oat_reported_(machines, 0),
-      gc_local_reported_(machines, 0) {
+      gc_local_reported_(machines, 0), last_heard_(new std::atomic<int64_t>[machines]()) {
   fabric_->SetHandler(id_, [this](Message m) { Dispatch(std::move(m)); });
   // Clock sync is latency-bound: its round trip widens every machine's uncertainty (§4.1).
   OnMessage(kMsgSyncRequest, [this](Message m) { OnSyncRequest(m); }, HandlerThread::kAnyThread);
@@ -606,6 +606,7 @@ void Machine::OnSyncRequest(const Message& m) {
   uint64_t seq = r.U64();
   Timestamp oat = r.U64(), gcl = r.U64();
   if (!r.ok()) return;
+  if (m.from < static_cast<MachineId>(machines_)) last_heard_[m.from].store(clock_.LocalNanos(), std::memory_order_relaxed);
   CmAdvanceGc(m.from, oat, gcl);
   Timestamp oat_cm, gc_cm;
   {
@@ -617,6 +618,13 @@ void Machine::OnSyncRequest(const Message& m) {
   ByteWriter w(&body);
   w.U64(seq), w.U64(static_cast<uint64_t>(clock_.LocalNanos())), w.U64(oat_cm), w.U64(gc_cm);
   Send(m.from, kMsgSyncReply, std::move(body));
+}
+
+std::optional<std::chrono::nanoseconds> Machine::SinceHeard(MachineId m) const {
+  if (m >= static_cast<MachineId>(machines_) || m == id_) return std::nullopt;
+  const int64_t heard = last_heard_[m].load(std::memory_order_relaxed);
+  if (heard == 0) return std::nullopt;
+  return std::chrono::nanoseconds(std::max<int64_t>(0, clock_.LocalNanos() - heard));
 }
 
 void Machine::OnSyncReply(const Message& m) {
@@ -635,6 +643,7 @@ void Machine::OnSyncReply(const Message& m) {
     sync_sent_.erase(it);
   }
   clock_.OnSync({t_send, t_cm, t_recv});
+  if (m.from < static_cast<MachineId>(machines_)) last_heard_[m.from].store(t_recv, std::memory_order_relaxed);
   if (oat_cm > gc_local_.load()) gc_local_.store(oat_cm, std::memory_order_release);
   if (gc_cm > gc_.load()) gc_.store(gc_cm, std::memory_order_release);
   if (seq > sync_applied_seq_.load()) sync_applied_seq_.store(seq, std::memory_order_release);

@@ -164,6 +164,10 @@ class Machine {
   // the latest report (sync request) sent, and of the latest reply applied (the CM processed that
   // report, and every GC value it carried is applied here).
   uint64_t SyncRequestsSent() const { return sync_sent_seq_.load(std::memory_order_acquire); }
+  // How long ago this machine last heard from `m` over the clock sync (the lease's stand-in):
+  // the CM from each member's request, a member from the CM's reply. nullopt: never, or `m` is
+  // this machine or one this machine does not sync with.
+  std::optional<std::chrono::nanoseconds> SinceHeard(MachineId m) const;
   uint64_t SyncReplyApplied() const { return sync_applied_seq_.load(std::memory_order_acquire); }
 
  private:
@@ -239,6 +243,8 @@ class Machine {
   std::atomic<Timestamp> gc_local_{0};
   std::atomic<Timestamp> gc_{0};
   std::atomic<uint64_t> sync_sent_seq_{0};
+  // Per machine: clock_.LocalNanos() when its last sync message arrived; 0: never (SinceHeard).
+  std::unique_ptr<std::atomic<int64_t>[]> last_heard_;
   std::atomic<uint64_t> sync_applied_seq_{0};
 
   std::atomic<bool> stop_{false};

@@ -11,6 +11,9 @@ read one clock. Checks:
   - the whole cluster restarts after SIGTERM (a member restarted alone waits, with 57P03, for
     the others) and after kill -9 of every node in the middle of transfers: every acknowledged
     transfer is there on each node, the money is conserved, nextval does not repeat;
+  - farmctl status shows the configuration, commits coordinated on every node and region
+    primaries on every node; farmctl regions shows every replica equal to its primary once the
+    cluster is quiet;
   - a joiner asking for other settings is refused, naming the setting; a node starting after
     the cluster formed is refused;
   - a node killed with kill -9: statements on the others fail with an error within the fabric's
@@ -19,7 +22,7 @@ read one clock. Checks:
 
 Usage: cluster_test.py path/to/farmdb
 The ZooKeeper server is ctest's (FARMDB_TEST_ZOOKEEPER_DIR), else one started here."""
-import os, re, signal, subprocess, sys, tempfile, threading, time
+import json, os, re, signal, subprocess, sys, tempfile, threading, time
 
 import psycopg2
 
@@ -87,6 +90,16 @@ class Node:
                              connect_timeout=10)
         c.autocommit = True
         return c
+
+
+def farmctl(*args):
+    """tools/farmctl's --json output for `args`, and its exit status."""
+    run = subprocess.run(["/usr/bin/python3", os.path.join(here, "..", "tools", "farmctl"), "--zookeeper", zookeeper,
+                          "--cluster", "test", "--json", *args], capture_output=True, text=True, timeout=60)
+    try:
+        return json.loads(run.stdout), run.returncode
+    except json.JSONDecodeError:
+        return {"error": run.stderr}, run.returncode
 
 
 def refusal_at(port):
@@ -197,6 +210,33 @@ try:
     # Transfers from sessions on every node at once.
     acked, ids = transfers(nodes, seconds=6)
     check_transfers(nodes, acked, ids, "transfers")
+
+    # farmctl sees what each node did, and every replica equal to its primary once quiet.
+    status, code = farmctl("status", "--interval", "0.5")
+    members = status.get("members", [])
+    print("farmctl status:", json.dumps(status)[:600])
+    check(code == 0 and status.get("configuration") == 1 and status.get("cm") == 0 and len(members) == 3,
+          f"farmctl status: configuration 1, CM 0, three members, all reachable: {status}")
+    check(all(m["reachable"] and m["commits"] and m["commits"] > 0 for m in members),
+          "farmctl status: every node coordinated commits")
+    check(all(m["primary_regions"] and m["primary_regions"] > 0 for m in members),
+          "farmctl status: region primaries on every node")
+    check(all(m["heard_ms_ago"] is not None and m["heard_ms_ago"] < 5000 for m in members if m["machine"] != 0),
+          "farmctl status: the CM heard every member recently")
+    uncertainty = {m["machine"]: m["clock_uncertainty_ns"] for m in members}
+    print(f"clock uncertainty, ns: {uncertainty}")
+    check(uncertainty.get(0) == 0 and all(u is not None and 0 < u < 50_000_000 for m, u in uncertainty.items() if m),
+          f"farmctl status: the CM's clock is master time, every other one synchronised within 50 ms: {uncertainty}")
+    deadline = time.time() + 30
+    while True:
+        regions, code = farmctl("regions")
+        listed = regions.get("regions", [])
+        if code == 0 and listed and all(r["replicas_equal"] for r in listed) or time.time() > deadline:
+            break
+        time.sleep(1)
+    check(code == 0 and listed and all(r["replicas_equal"] and len(r["replicas"]) == 3 for r in listed),
+          f"farmctl regions: every region on all three nodes, each replica equal to its primary once quiet: "
+          f"{[r for r in listed if not r['replicas_equal']][:3]}")
 
     # A clean stop of the whole cluster, then a restart: one member alone waits for the others.
     for n in nodes:

@@ -7,6 +7,7 @@
 #include "cluster/process_cluster.h"
 #include "storage/catalog.h"
 #include "txn/engine.h"
+#include "txn/slab.h"
 
 namespace farmdb::sql {
 
@@ -178,6 +179,59 @@ storage::Catalog Node::Catalog(int machine) const {
 storage::TableCaches Node::Caches(int machine) const {
   Machine& m = *machines_[machine];
   return {&m.tables, m.sequences.get(), &m.hash_directories};
+}
+
+std::vector<MachineStats> Node::MachineStatistics() const {
+  std::optional<cluster::TcpFabricStats> fabric;
+  if (cluster_->process) fabric = cluster_->process->fabric().Stats();
+  std::vector<MachineStats> out;
+  for (const auto& m : machines_) {
+    cluster::Machine& machine = m->engine->machine();
+    const txn::TxnCounters& c = m->engine->counters();
+    MachineStats s;
+    s.machine = machine.id();
+    s.is_cm = machine.IsCm();
+    s.configuration = machine.State().configuration;
+    s.machines = static_cast<uint32_t>(machine.machines());
+    s.commits = c.commits.load();
+    s.read_only_commits = c.read_only_commits.load();
+    for (size_t r = 0; r < static_cast<size_t>(txn::AbortReason::kCount); ++r) s.aborts += c.aborts[r].load();
+    if (auto now = machine.clock().TryNow()) s.clock_uncertainty_ns = static_cast<int64_t>(now->upper - now->lower);
+    if (fabric) {
+      s.fabric_frames_out = fabric->frames_out;
+      s.fabric_bytes_out = fabric->bytes_out;
+      s.fabric_system_calls = fabric->SystemCalls();
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<PeerStats> Node::PeerStatistics() const {
+  std::vector<PeerStats> out;
+  for (const auto& m : machines_) {
+    cluster::Machine& machine = m->engine->machine();
+    for (cluster::MachineId peer = 0; peer < static_cast<cluster::MachineId>(machine.machines()); ++peer) {
+      if (peer == machine.id()) continue;
+      PeerStats p{machine.id(), peer, std::nullopt};
+      if (auto since = machine.SinceHeard(peer)) p.heard_ms_ago = std::chrono::duration<double, std::milli>(*since).count();
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+std::vector<RegionStats> Node::RegionStatistics() const {
+  std::vector<RegionStats> out;
+  for (const auto& m : machines_) {
+    cluster::Machine& machine = m->engine->machine();
+    for (const cluster::RegionPlacement& p : machine.LocalRegions()) {
+      RegionStats r{p.id, p.size, p.primary, {}, machine.id(), txn::ReplicaDigest(machine.LocalReplica(p.id))};
+      r.backups.assign(p.backups.begin(), p.backups.end());
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
 }
 
 }  // namespace farmdb::sql

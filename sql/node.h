@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "sql/exec/snapshot_registry.h"
+#include "sql/system/cluster_stats.h"
 #include "storage/catalog.h"
 
 namespace farmdb::txn {
@@ -73,10 +74,10 @@ struct NodeOptions {
   std::vector<storage::RoleDef> roles;
 };
 
-class Node {
+class Node final : public ClusterStatsSource {
  public:
   static std::expected<std::shared_ptr<Node>, std::string> Start(NodeOptions options);
-  ~Node();
+  ~Node() override;
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -99,6 +100,11 @@ class Node {
   // Publishes where this node serves SQL, for the other nodes and tools (a member of a
   // multi-process cluster; a no-op otherwise).
   std::expected<void, std::string> PublishSqlAddress(const std::string& address);
+
+  // The farmdb_stat_* views' rows (ClusterStatsSource).
+  std::vector<MachineStats> MachineStatistics() const override;
+  std::vector<PeerStats> PeerStatistics() const override;
+  std::vector<RegionStats> RegionStatistics() const override;
 
  private:
   struct Machine;  // node.cc: an engine and its caches

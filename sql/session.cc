@@ -414,6 +414,7 @@ std::expected<void, Error> SessionImpl::Attach(const Analysis& analysis, ExecCon
   db_.database = database_;
   db_.databases = databases_;
   db_.user = user_;
+  db_.cluster = node_.get();
   db_.search_path = analysis.catalog ? std::span<const std::string>(analysis.catalog->search_path) : std::span<const std::string>();
   db_.sequence_values = &sequence_values_;
   ctx.db = &db_;

@@ -1,7 +1,9 @@
 #include "txn/object.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "cluster/fabric/word_copy.h"
@@ -112,15 +114,28 @@ void CopyAsOldVersion(const std::byte* head, std::byte* dst, uint32_t lines) {
   StoreWord(dst, LoadWord(head) & ~kLockBit);
 }
 
+namespace {
+// Word `off` (a multiple of 8) of an object as its replicas share it: nullopt for the
+// old-version pointer, the header without its lock bit.
+std::optional<uint64_t> ReplicaWord(const std::byte* object, size_t off) {
+  if (off == 8) return std::nullopt;
+  uint64_t w = LoadWord(object + off);
+  return off == 0 ? w & ~kLockBit : w;
+}
+}  // namespace
+
 bool SameReplicaContents(const std::byte* a, const std::byte* b, uint32_t lines) {
-  size_t size = lines * kLineSize;
-  for (size_t off = 0; off < size; off += 8) {
-    if (off == 8) continue;
-    uint64_t x = LoadWord(a + off), y = LoadWord(b + off);
-    if (off == 0) x &= ~kLockBit, y &= ~kLockBit;
-    if (x != y) return false;
+  for (size_t off = 0; off < lines * kLineSize; off += 8) {
+    if (ReplicaWord(a, off) != ReplicaWord(b, off)) return false;
   }
   return true;
+}
+
+uint64_t HashReplicaContents(const std::byte* object, uint32_t lines, uint64_t h) {
+  for (size_t off = 0; off < lines * kLineSize; off += 8) {
+    if (auto w = ReplicaWord(object, off)) h = (std::rotl(h, 5) ^ *w) * 0x9e3779b97f4a7c15ull;
+  }
+  return h;
 }
 
 }  // namespace farmdb::txn

@@ -90,5 +90,7 @@ void CopyAsOldVersion(const std::byte* head, std::byte* dst, uint32_t lines);
 // Objects are equal as replicas: same bytes except the lock bit and the old-version pointer
 // (backups keep no old versions, FaRMv2 §4.7).
 bool SameReplicaContents(const std::byte* a, const std::byte* b, uint32_t lines);
+// A hash of what SameReplicaContents compares, folded into `h`: equal replicas hash alike.
+uint64_t HashReplicaContents(const std::byte* object, uint32_t lines, uint64_t h);
 
 }  // namespace farmdb::txn

@@ -2,7 +2,25 @@
 
 #include <bit>
 
+#include "cluster/fabric/word_copy.h"
+#include "txn/object.h"
+
 namespace farmdb::txn {
+
+uint64_t ReplicaDigest(std::span<const std::byte> replica) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t base = 0; base + kSlabSize <= replica.size(); base += kSlabSize) {
+    const uint64_t header = cluster::LoadWord(replica.data() + base);
+    if ((header >> 32) != kSlabMagic) continue;
+    const auto lines = static_cast<uint32_t>(header & 0xffffffff);
+    if (lines == 0 || lines > kSlabSize / kLineSize) continue;
+    h = (std::rotl(h, 5) ^ header ^ base) * 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = 0; i < SlabCapacity(lines); ++i) {
+      h = HashReplicaContents(replica.data() + base + 64 + uint64_t{i} * lines * kLineSize, lines, h);
+    }
+  }
+  return h;
+}
 
 SlabBitmap::SlabBitmap(uint32_t capacity)
     : capacity_(capacity), free_(capacity), leaves_((capacity + 63) / 64, ~uint64_t{0}),

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "txn/address.h"
@@ -26,6 +27,11 @@ inline constexpr uint64_t kSlabMagic = 0x51ab;
 inline uint32_t SlabCapacity(uint32_t lines) {
   return static_cast<uint32_t>((kSlabSize - 64) / (uint64_t{lines} * 64));
 }
+
+// A hash of a replica of a data region (its bytes): every formatted slab's header and objects,
+// each as SameReplicaContents compares it (object.h). Once the logs drained, a backup's equals
+// its primary's; while installs run it may be torn.
+uint64_t ReplicaDigest(std::span<const std::byte> replica);
 
 class SlabBitmap {
  public:

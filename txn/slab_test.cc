@@ -4,7 +4,9 @@
 
 #include <set>
 
+#include "cluster/fabric/word_copy.h"
 #include "cluster/rng.h"
+#include "txn/object.h"
 
 namespace farmdb::txn {
 namespace {
@@ -61,6 +63,27 @@ TEST(SlabTest, AddressesStayInsideTheSlabAndMapBack) {
   s.bitmap.Allocate();
   s.DrainFrees();
   EXPECT_TRUE(s.bitmap.IsFree(5));
+}
+
+// Replicas that differ only in lock bits and old-version pointers digest alike; any other word
+// of an object, or a slab's header, changes the digest. Bytes outside formatted slabs do not count.
+TEST(ReplicaDigestTest, CountsWhatReplicasShareAndNothingElse) {
+  std::vector<std::byte> primary(2 * kSlabSize), backup(2 * kSlabSize);
+  for (auto* r : {&primary, &backup}) {
+    cluster::StoreWord(r->data() + kSlabSize, (kSlabMagic << 32) | 2);  // slab 1: objects of 2 lines
+    InstallObject(r->data() + kSlabSize + 64, 2, std::vector<std::byte>(50, std::byte{7}), 40, true, Addr{});
+  }
+  EXPECT_EQ(ReplicaDigest(primary), ReplicaDigest(backup));
+  std::byte* object = primary.data() + kSlabSize + 64;
+  cluster::StoreWord(object, cluster::LoadWord(object) | kLockBit);
+  cluster::StoreWord(object + 8, 12345);  // an old-version pointer
+  primary[17] = std::byte{1};              // slab 0 is not formatted
+  EXPECT_EQ(ReplicaDigest(primary), ReplicaDigest(backup));
+  object[100] = std::byte{8};  // payload of the object's second line
+  EXPECT_NE(ReplicaDigest(primary), ReplicaDigest(backup));
+  object[100] = std::byte{7};
+  cluster::StoreWord(backup.data() + kSlabSize + 64 + 2 * kLineSize, 5);  // the next object's header
+  EXPECT_NE(ReplicaDigest(primary), ReplicaDigest(backup));
 }
 
 }  // namespace

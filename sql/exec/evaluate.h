@@ -13,6 +13,7 @@
 #include "sql/bind/bound_expr.h"
 #include "sql/session.h"
 #include "sql/settings/settings.h"
+#include "sql/system/cluster_stats.h"
 #include "sql/types/type_io.h"
 #include "storage/catalog_snapshot.h"
 #include "txn/txn.h"
@@ -32,6 +33,7 @@ struct DatabaseAccess {
   std::span<const std::string> databases;  // every database the engine serves (pg_database)
   std::string_view user;
   std::span<const std::string> search_path;  // schema names, as resolved for this statement
+  const ClusterStatsSource* cluster = nullptr;  // the node, for farmdb_stat_* views
   // The session's last nextval per sequence (currval); null outside a session.
   std::unordered_map<Oid, int64_t>* sequence_values = nullptr;
 

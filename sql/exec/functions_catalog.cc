@@ -145,7 +145,8 @@ Result RelationIsPublishable(Args a, const BoundExpr&, ExecContext& ctx) {
 
 std::optional<SystemViewContext> CatalogContext(const ExecContext& ctx) {
   if (ctx.db == nullptr || !ctx.db->catalog) return std::nullopt;
-  return SystemViewContext{*ctx.db->catalog, ctx.db->database, ctx.db->user, ctx.db->search_path, ctx.db->databases};
+  return SystemViewContext{*ctx.db->catalog, ctx.db->database, ctx.db->user, ctx.db->search_path, ctx.db->databases,
+                           ctx.db->cluster};
 }
 
 std::expected<Value, Error> CastRegclass(const Value& value, TypeId target, const ExecContext& ctx) {

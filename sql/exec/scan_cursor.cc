@@ -161,7 +161,8 @@ class SystemViewCursor final : public Cursor {
 
 std::expected<CursorPtr, Error> SystemViewScanNode::Open(ExecContext& ctx) const {
   if (ctx.db == nullptr || !ctx.db->catalog) return std::unexpected(MakeError("XX000", "system view without a catalog"));
-  SystemViewContext context{*ctx.db->catalog, ctx.db->database, ctx.db->user, ctx.db->search_path, ctx.db->databases};
+  SystemViewContext context{*ctx.db->catalog, ctx.db->database, ctx.db->user, ctx.db->search_path, ctx.db->databases,
+                            ctx.db->cluster};
   return std::make_unique<SystemViewCursor>(*this, view->Rows(context), ctx);
 }
 

@@ -88,5 +88,6 @@ void AppendPgRoleViews(std::vector<std::unique_ptr<SystemView>>& views);       /
 void AppendEmptyViews(std::vector<std::unique_ptr<SystemView>>& views);        // pg_empty.cc
 void AppendInformationSchemaViews(std::vector<std::unique_ptr<SystemView>>& views);  // information_schema.cc
 void AppendPgTablesViews(std::vector<std::unique_ptr<SystemView>>& views);     // pg_tables.cc
+void AppendFarmdbStatViews(std::vector<std::unique_ptr<SystemView>>& views);   // farmdb_stat.cc
 
 }  // namespace farmdb::sql

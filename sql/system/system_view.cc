@@ -20,6 +20,7 @@ const std::vector<std::unique_ptr<SystemView>>& Registry() {
     AppendEmptyViews(views);
     AppendInformationSchemaViews(views);
     AppendPgTablesViews(views);
+    AppendFarmdbStatViews(views);
     return views;
   }();
   return kViews;

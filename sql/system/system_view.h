@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sql/system/cluster_stats.h"
 #include "storage/catalog_snapshot.h"
 #include "types/value.h"
 
@@ -25,6 +26,7 @@ struct SystemViewContext {
   std::string_view user;          // the session's user
   std::span<const std::string> search_path;  // pg_table_is_visible, current_schemas
   std::span<const std::string> databases = {};  // every database the engine serves (pg_database)
+  const ClusterStatsSource* cluster = nullptr;  // the node (farmdb_stat_*); null: those are empty
 };
 
 struct SystemColumn {

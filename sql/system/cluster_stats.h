@@ -1,0 +1,53 @@
+// What the farmdb_stat_* views (farmdb_stat.cc) show of the node a session is connected to:
+// its machines (every machine of an in-process cluster, this process's one of a multi-process
+// cluster), when they last heard from the others, and the region replicas they hold. sql::Node
+// provides it; tools/farmctl reads it from every node.
+//
+// Thread-safety: implementations are called from any session's thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace farmdb::sql {
+
+struct MachineStats {
+  uint32_t machine = 0;
+  bool is_cm = false;
+  uint64_t configuration = 0;
+  uint32_t machines = 0;          // in the cluster
+  uint64_t commits = 0;           // coordinated by this machine's workers, read-only ones included
+  uint64_t read_only_commits = 0;
+  uint64_t aborts = 0;
+  std::optional<int64_t> clock_uncertainty_ns;  // U - L of its clock now; nullopt: not synchronised
+  // The tcp fabric's counters since the process started (nullopt in a single process).
+  std::optional<uint64_t> fabric_frames_out, fabric_bytes_out, fabric_system_calls;
+};
+
+struct PeerStats {
+  uint32_t machine = 0;  // the local machine
+  uint32_t peer = 0;
+  std::optional<double> heard_ms_ago;  // over the clock sync (cluster::Machine::SinceHeard)
+};
+
+struct RegionStats {
+  uint32_t region = 0;
+  uint64_t size = 0;
+  uint32_t primary = 0;
+  std::vector<uint32_t> backups;
+  uint32_t machine = 0;  // the local machine holding this replica
+  uint64_t digest = 0;   // of the replica's objects (txn::ReplicaDigest)
+};
+
+class ClusterStatsSource {
+ public:
+  virtual ~ClusterStatsSource() = default;
+  virtual std::vector<MachineStats> MachineStatistics() const = 0;
+  virtual std::vector<PeerStats> PeerStatistics() const = 0;
+  // Hashes every replica it lists: reads all of its region memory.
+  virtual std::vector<RegionStats> RegionStatistics() const = 0;
+};
+
+}  // namespace farmdb::sql
