@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <cstdio>
 #include <thread>
 
 namespace farmdb::cluster {
@@ -44,10 +45,16 @@ LocalCluster::LocalCluster(LocalClusterOptions options)
   mo.clock = options_.clock;
   mo.sync_interval = options_.sync_interval;
   mo.gc_interval = options_.gc_interval;
+  if (options_.transport == LocalClusterOptions::Transport::kTcp) {
+    if (auto started = StartTcpFabrics(); !started) {
+      error_ = started.error();
+      return;
+    }
+  }
   for (int i = 0; i < options_.machines; ++i) {
     MachineId id = static_cast<MachineId>(i);
-    machines_.push_back(std::make_unique<Machine>(id, options_.machines, &fabric_,
-                                                  times_[i].get(), mo,
+    Fabric* fabric = tcp_fabrics_.empty() ? static_cast<Fabric*>(&fabric_) : tcp_fabrics_[i].get();
+    machines_.push_back(std::make_unique<Machine>(id, options_.machines, fabric, times_[i].get(), mo,
                                                   [this, id] { return fabric_.IsPaused(id); }));
   }
   if (!error_.empty()) return;
@@ -63,6 +70,31 @@ LocalCluster::LocalCluster(LocalClusterOptions options)
   for (auto& m : machines_) m->Start();
 }
 
+std::expected<void, std::string> LocalCluster::StartTcpFabrics() {
+  for (int i = 0; i < options_.machines; ++i) {
+    TcpFabricOptions fo;
+    fo.self = static_cast<MachineId>(i);
+    fo.machines = options_.machines;
+    fo.listen_address = "127.0.0.1:0";
+    fo.cluster_name = "local";
+    fo.secret = "a local cluster over loopback";
+    // Connections that close while the cluster stops are no news.
+    fo.log = [this](const std::string& line) {
+      if (!stopping_.load()) std::fprintf(stderr, "%s\n", line.c_str());
+    };
+    auto fabric = TcpFabric::Start(std::move(fo));
+    if (!fabric) return std::unexpected("tcp fabric: " + fabric.error());
+    tcp_fabrics_.push_back(std::move(*fabric));
+  }
+  for (auto& from : tcp_fabrics_) {
+    for (MachineId to = 0; to < tcp_fabrics_.size(); ++to) {
+      if (from.get() == tcp_fabrics_[to].get()) continue;
+      if (auto set = from->SetPeerAddress(to, tcp_fabrics_[to]->address()); !set) return std::unexpected(set.error());
+    }
+  }
+  return {};
+}
+
 LocalCluster::~LocalCluster() {
   Stop();
   machines_.clear();
@@ -73,8 +105,10 @@ LocalCluster::~LocalCluster() {
 }
 
 void LocalCluster::Stop() {
+  stopping_.store(true);
   for (auto& m : machines_) m->Stop();
   fabric_.Shutdown();
+  for (auto& f : tcp_fabrics_) f->Shutdown();
 }
 
 void LocalCluster::WaitForClocks() {

@@ -1,7 +1,9 @@
-// LocalCluster: N machines in one process over a LocalFabric (the single-node server is N=1).
-// Each machine gets its own clock (optionally skewed and drifting within the bound), its own
-// directory under the data directory, and its own threads. Two LocalClusters can live in one
-// process: nothing here is global.
+// LocalCluster: N machines in one process over a LocalFabric (the single-node server is N=1),
+// or, for tests that want the protocol over real sockets, each over a TcpFabric of its own on
+// loopback (Transport::kTcp), as the processes of a multi-process cluster talk. Each machine gets
+// its own clock (optionally skewed and drifting within the bound), its own directory under the
+// data directory, and its own threads. Two LocalClusters can live in one process: nothing here
+// is global.
 //
 // A data directory that holds machines of an earlier run is opened again (Machine::Open): the
 // machines map their regions' images and master time continues at the CM's timestamp floor, so
@@ -9,11 +11,15 @@
 // transaction logs add to the images is the txn layer's recovery (TxnEngine::OpenAll).
 #pragma once
 
+#include <atomic>
+#include <expected>
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cluster/fabric/local_fabric.h"
+#include "cluster/fabric/tcp_fabric.h"
 #include "cluster/machine.h"
 #include "cluster/time_source.h"
 
@@ -31,6 +37,10 @@ struct LocalClusterOptions {
   std::chrono::microseconds gc_interval{5000};  // MachineOptions::gc_interval
   std::vector<ClockSkew> skews;  // per machine; missing entries mean none
   uint64_t seed = 1;
+  // kTcp: every machine on a TcpFabric of its own on 127.0.0.1; the LocalFabric's fault
+  // injection (fabric()) then does not apply.
+  enum class Transport { kLocal, kTcp };
+  Transport transport = Transport::kLocal;
 };
 
 class LocalCluster {
@@ -47,6 +57,7 @@ class LocalCluster {
   bool Reopened() const { return machines_[0]->Reopened(); }
   int size() const { return static_cast<int>(machines_.size()); }
   Machine& machine(MachineId id) { return *machines_[id]; }
+  // REQUIRES: options' transport kLocal.
   LocalFabric& fabric() { return fabric_; }
   SkewedTimeSource& time_source(MachineId id) { return *times_[id]; }
   const std::filesystem::path& data_dir() const { return data_dir_; }
@@ -55,12 +66,16 @@ class LocalCluster {
   void Stop();
 
  private:
+  std::expected<void, std::string> StartTcpFabrics();
+
   LocalClusterOptions options_;
   std::filesystem::path data_dir_;
   bool owns_dir_ = false;
   SystemTimeSource system_time_;
   std::vector<std::unique_ptr<SkewedTimeSource>> times_;
   LocalFabric fabric_;
+  std::vector<std::unique_ptr<TcpFabric>> tcp_fabrics_;  // transport kTcp, by machine
+  std::atomic<bool> stopping_{false};
   std::vector<std::unique_ptr<Machine>> machines_;
   std::string error_;
 };

@@ -118,8 +118,11 @@ std::vector<uint64_t> Seeds(int ci_default) {
   return out;
 }
 
-cluster::LocalClusterOptions Cluster(int machines, uint64_t seed) {
+using Transport = cluster::LocalClusterOptions::Transport;
+
+cluster::LocalClusterOptions Cluster(int machines, uint64_t seed, Transport transport = Transport::kLocal) {
   cluster::LocalClusterOptions o;
+  o.transport = transport;
   o.machines = machines;
   o.replicas = machines - 1;
   o.region_size = 8 << 20;
@@ -135,6 +138,7 @@ struct Case {
   int machines;
   Workload workload;
   double snapshot, non_strict;
+  Transport transport = Transport::kLocal;  // kTcp: the machines talk over loopback sockets
 };
 
 class WorkloadTest : public ::testing::TestWithParam<Case> {};
@@ -144,7 +148,7 @@ TEST_P(WorkloadTest, HistoryIsStrictlySerializableAndOpaque) {
   for (uint64_t seed : Seeds(2)) {
     SCOPED_TRACE("seed=" + std::to_string(seed) + " (replay with FARMDB_SEED=" +
                  std::to_string(seed) + ")");
-    TestCluster cluster(Cluster(c.machines, seed), {});
+    TestCluster cluster(Cluster(c.machines, seed, c.transport), {});
     WorkloadOptions o;
     o.seed = seed;
     o.threads_per_machine = c.machines == 1 ? 3 : 1;
@@ -171,7 +175,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"registers_3m_mixed", 3, Workload::kRegisters, 0.3, 0.3},
                       Case{"bank_1m", 1, Workload::kBank, 0, 0},
                       Case{"bank_3m", 3, Workload::kBank, 0, 0},
-                      Case{"bank_3m_si", 3, Workload::kBank, 1.0, 0.3}),
+                      Case{"bank_3m_si", 3, Workload::kBank, 1.0, 0.3},
+                      Case{"registers_3m_tcp", 3, Workload::kRegisters, 0, 0, Transport::kTcp},
+                      Case{"registers_3m_mixed_tcp", 3, Workload::kRegisters, 0.3, 0.3, Transport::kTcp},
+                      Case{"bank_3m_tcp", 3, Workload::kBank, 0, 0, Transport::kTcp},
+                      Case{"bank_3m_si_tcp", 3, Workload::kBank, 1.0, 0.3, Transport::kTcp}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(WorkloadSnapshotTest, SnapshotIsolationShowsWriteSkewAndNothingWorse) {
@@ -195,17 +203,17 @@ TEST(WorkloadSnapshotTest, SnapshotIsolationShowsWriteSkewAndNothingWorse) {
 // The mutant (FaRMv2 §7.3): without the write uncertainty wait the checker must find a
 // violation. As in the paper's counterexample, the non-CM machines get a high uncertainty (a
 // loose drift bound and rare synchronisation) while the CM has none.
-cluster::LocalClusterOptions HighUncertainty(uint64_t seed) {
-  cluster::LocalClusterOptions o = Cluster(3, seed);
+cluster::LocalClusterOptions HighUncertainty(uint64_t seed, Transport transport) {
+  cluster::LocalClusterOptions o = Cluster(3, seed, transport);
   o.clock.drift_ppm = 50'000;
   o.sync_interval = std::chrono::microseconds(10'000);
   return o;
 }
 
-CheckResult RunMutantSeed(bool mutant, uint64_t seed) {
+CheckResult RunMutantSeed(bool mutant, uint64_t seed, Transport transport) {
   EngineOptions e;
   e.mutant_skip_write_wait = mutant;
-  TestCluster cluster(HighUncertainty(seed), e);
+  TestCluster cluster(HighUncertainty(seed, transport), e);
   WorkloadOptions o;
   o.seed = seed;
   o.threads_per_machine = 2;
@@ -216,14 +224,16 @@ CheckResult RunMutantSeed(bool mutant, uint64_t seed) {
   return CheckHistory(res.history, res.initial);
 }
 
-TEST(WorkloadMutantTest, CheckerCatchesLocksReleasedBeforeWriteTimestampIsPast) {
+class WorkloadMutantTest : public ::testing::TestWithParam<Transport> {};
+
+TEST_P(WorkloadMutantTest, CheckerCatchesLocksReleasedBeforeWriteTimestampIsPast) {
   // Seeds until the mutant is caught; the real protocol then runs on exactly those seeds (same
   // clocks, skews and workload choices) and must be clean, so the difference is the protocol.
   std::vector<uint64_t> seeds;
   CheckResult caught;
   for (uint64_t seed = 1; seed <= 6 && caught.ok(); ++seed) {
     seeds.push_back(seed);
-    caught = RunMutantSeed(true, seed);
+    caught = RunMutantSeed(true, seed, GetParam());
   }
   ASSERT_FALSE(caught.ok()) << "the checker did not catch the §7.3 mutant";
   // Released-before-past locks let a later transaction read at R >= W without seeing the write,
@@ -240,11 +250,14 @@ TEST(WorkloadMutantTest, CheckerCatchesLocksReleasedBeforeWriteTimestampIsPast) 
   }
   for (uint64_t seed : seeds) {
     SCOPED_TRACE("seed=" + std::to_string(seed));
-    auto real = RunMutantSeed(false, seed);
+    auto real = RunMutantSeed(false, seed, GetParam());
     EXPECT_TRUE(real.ok()) << real.Summary();
     EXPECT_GT(real.committed, 0u);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, WorkloadMutantTest, ::testing::Values(Transport::kLocal, Transport::kTcp),
+                         [](const auto& info) { return info.param == Transport::kTcp ? "Tcp" : "Local"; });
 
 }  // namespace
 }  // namespace farmdb::txn
