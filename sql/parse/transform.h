@@ -72,6 +72,11 @@ class Transformer {
   std::expected<ExprPtr, Error> TransformSqlValueFunction(const PgQuery__SQLValueFunction& node);
   std::expected<ExprPtr, Error> TransformList(ExprKind kind, PgQuery__Node** items, size_t n, int location);
   std::expected<ExprPtr, Error> TransformSubLink(const PgQuery__SubLink& node);
+  // transform_row.cc: row comparisons and row IN lists, over the rows' elements.
+  std::expected<ExprPtr, Error> TransformRowCompare(std::string_view op, const PgQuery__RowExpr& left,
+                                                    const PgQuery__RowExpr& right, int location);
+  std::expected<ExprPtr, Error> TransformRowIn(const PgQuery__RowExpr& left, PgQuery__Node** items, size_t n,
+                                               bool negated, int location);
   // transform_array.cc and transform_window.cc.
   std::expected<ExprPtr, Error> TransformArrayExpr(const PgQuery__AArrayExpr& node);
   std::expected<ExprPtr, Error> TransformIndirection(const PgQuery__AIndirection& node);
@@ -92,6 +97,8 @@ inline ExprPtr MakeExpr(ExprKind kind, int location) {
   return e;
 }
 
+// Whether `node` is a row constructor, (a, b) or ROW(a, b) (transform_row.cc).
+bool IsRow(const PgQuery__Node* node);
 // Whether an optional string field of the parse tree was given.
 inline bool Given(const char* s) { return s != nullptr && *s != '\0'; }
 // The names of a list of String nodes (column lists, dotted names).

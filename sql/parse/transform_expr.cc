@@ -197,6 +197,10 @@ std::expected<ExprPtr, Error> Transformer::TransformAExpr(const PgQuery__AExpr& 
   PgQuery__Node* operands[2] = {node.lexpr, node.rexpr};
   switch (node.kind) {
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP: {
+      if (IsRow(node.lexpr) && IsRow(node.rexpr)) {
+        return TransformRowCompare(LastName(node.name, node.n_name), *node.lexpr->row_expr, *node.rexpr->row_expr,
+                                   node.location);
+      }
       ExprPtr e = MakeExpr(ExprKind::kOperator, node.location);
       e->text = LastName(node.name, node.n_name);
       for (PgQuery__Node* operand : operands) {
@@ -216,6 +220,10 @@ std::expected<ExprPtr, Error> Transformer::TransformAExpr(const PgQuery__AExpr& 
     case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN_SYM: {
       // rexpr is the list: IN's items, BETWEEN's two bounds.
       bool in = node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_IN;
+      if (in && IsRow(node.lexpr)) {
+        return TransformRowIn(*node.lexpr->row_expr, node.rexpr->list->items, node.rexpr->list->n_items,
+                              LastName(node.name, node.n_name) == "<>", node.location);
+      }
       ExprPtr e = MakeExpr(in ? ExprKind::kInList : ExprKind::kBetween, node.location);
       e->negated = in ? LastName(node.name, node.n_name) == "<>"
                       : node.kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN ||
@@ -427,7 +435,7 @@ std::expected<ExprPtr, Error> Transformer::TransformExpr(const PgQuery__Node& no
     case PG_QUERY__NODE__NODE_A_ARRAY_EXPR:
       return TransformArrayExpr(*node.a_array_expr);
     case PG_QUERY__NODE__NODE_ROW_EXPR:
-      return std::unexpected(NotSupported("row constructors", node.row_expr->location));
+      return std::unexpected(NotSupported("row constructors outside comparisons and IN lists", node.row_expr->location));
     case PG_QUERY__NODE__NODE_COLLATE_CLAUSE:
       return TransformCollate(*node.collate_clause);
     case PG_QUERY__NODE__NODE_GROUPING_FUNC:
@@ -515,7 +523,7 @@ std::expected<ExprPtr, Error> Transformer::TransformSubLink(const PgQuery__SubLi
   ExprPtr e = MakeExpr(kind, node.location);
   if (node.testexpr != nullptr) {
     if (node.testexpr->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
-      return std::unexpected(NotSupported("row constructors", node.testexpr->row_expr->location));
+      return std::unexpected(NotSupported("a row compared with a subquery", node.testexpr->row_expr->location));
     }
     auto test = TransformExpr(*node.testexpr);
     if (!test) return test;
