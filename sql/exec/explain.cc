@@ -19,7 +19,7 @@ void Line(std::vector<std::string>& lines, int depth, std::string text) {
 
 void TableScanNode::Explain(std::vector<std::string>& lines, int depth) const {
   const storage::IndexDesc* index = table->IndexAt(access.index);
-  bool bounded = !access.equal.empty() || access.lower || access.upper;
+  bool bounded = !access.equal.empty() || !access.points.empty() || access.lower || access.upper;
   std::string name = alias == table->relname ? table->relname : fmt::format("{} {}", table->relname, alias);
   if (index == nullptr || (!bounded && access.index == 0 && !access.backward)) {
     Line(lines, depth, fmt::format("Seq Scan on {}", name));

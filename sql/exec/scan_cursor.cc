@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "sql/exec/transaction_block.h"
 #include "sql/system/system_view.h"
 
@@ -35,26 +37,43 @@ std::expected<std::optional<Value>, Error> KeyValue(const BoundExpr& e, ExecCont
 
 }  // namespace
 
+// The values of `exprs` over the outer row; nullopt if one is NULL (col = NULL matches nothing).
+std::expected<std::optional<std::vector<Value>>, Error> KeyValues(const std::vector<BoundExprPtr>& exprs,
+                                                                  ExecContext& ctx) {
+  std::vector<Value> values;
+  values.reserve(exprs.size() + 1);  // + a range bound's value
+  for (const BoundExprPtr& e : exprs) {
+    auto v = KeyValue(*e, ctx);
+    if (!v) return std::unexpected(v.error());
+    if (!*v) return std::nullopt;
+    values.push_back(std::move(**v));
+  }
+  return values;
+}
+
 std::expected<std::unique_ptr<TableScanCursor>, Error> TableScanCursor::Open(const TableScanNode& node, ExecContext& ctx) {
   if (ctx.db == nullptr || ctx.db->txn == nullptr) return std::unexpected(MakeError("XX000", "table scan without a transaction"));
   std::unique_ptr<TableScanCursor> cursor(new TableScanCursor(node, ctx, ctx.db->TableFor(node.table->storage)));
   const IndexAccess& access = node.access;
-  std::vector<Value> prefix;
-  prefix.reserve(access.equal.size() + 1);  // + a range bound's value
-  for (const BoundExprPtr& e : access.equal) {
-    auto v = KeyValue(*e, ctx);
-    if (!v) return std::unexpected(v.error());
-    if (!*v) return cursor;  // col = NULL matches nothing
-    prefix.push_back(std::move(**v));
-  }
   const storage::Table& t = *cursor->table_;
-  if (access.index == 0 && !access.lower && !access.upper && !prefix.empty() &&
-      prefix.size() == t.descriptor().primary.spec.columns.size()) {
-    // The whole primary key: one row at most, looked up without a scan's copy of the leaf.
-    auto row = t.Get(*ctx.db->txn, prefix);
-    if (!row) return std::unexpected(StorageFailure(row.error()));
-    cursor->point_lookup_ = true;
-    cursor->point_row_ = std::move(*row);
+  if (!access.points.empty()) {
+    // One lookup per distinct point, in key order.
+    std::map<std::string, std::vector<Value>> points;
+    for (const std::vector<BoundExprPtr>& point : access.points) {
+      auto values = KeyValues(point, ctx);
+      if (!values) return std::unexpected(values.error());
+      if (*values) points.emplace(t.IndexKey(access.index, **values), std::move(**values));
+    }
+    for (auto& [key, values] : points) cursor->points_.push_back(std::move(values));
+    if (auto started = cursor->StartNextPoint(); !started) return std::unexpected(started.error());
+    return cursor;
+  }
+  auto equal = KeyValues(access.equal, ctx);
+  if (!equal) return std::unexpected(equal.error());
+  if (!*equal) return cursor;
+  std::vector<Value> prefix = std::move(**equal);
+  if (!access.lower && !access.upper && !prefix.empty()) {
+    if (auto started = cursor->StartPrefix(std::move(prefix)); !started) return std::unexpected(started.error());
     return cursor;
   }
   storage::IndexScan scan;
@@ -97,10 +116,47 @@ std::expected<std::unique_ptr<TableScanCursor>, Error> TableScanCursor::Open(con
   return cursor;
 }
 
+std::expected<void, Error> TableScanCursor::StartPrefix(std::vector<Value> prefix) {
+  const storage::Table& t = *table_;
+  const IndexAccess& access = node_.access;
+  point_lookup_ = false;
+  iterator_.reset();
+  if (access.index == 0 && prefix.size() == t.descriptor().primary.spec.columns.size()) {
+    // The whole primary key: one row at most, looked up without a scan's copy of the leaf.
+    auto row = t.Get(*ctx_.db->txn, prefix);
+    if (!row) return std::unexpected(StorageFailure(row.error()));
+    point_lookup_ = true;
+    point_row_ = std::move(*row);
+    point_returned_ = false;
+    return {};
+  }
+  storage::IndexScan scan;
+  scan.index = access.index;
+  scan.direction = access.backward ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
+  std::string key = t.IndexKey(access.index, prefix);
+  scan.lower = storage::KeyBound{key, true};
+  scan.upper = storage::KeyBound{key, true};
+  auto it = t.Scan(*ctx_.db->txn, scan);
+  if (!it) return std::unexpected(StorageFailure(it.error()));
+  iterator_.emplace(std::move(*it));
+  return {};
+}
+
+std::expected<bool, Error> TableScanCursor::StartNextPoint() {
+  if (next_point_ >= points_.size()) return false;
+  if (auto started = StartPrefix(std::move(points_[next_point_++])); !started) return std::unexpected(started.error());
+  return true;
+}
+
 std::expected<bool, Error> TableScanCursor::Next(Row& row) {
   while (true) {
     if (point_lookup_) {
-      if (!point_row_ || point_returned_) return false;
+      if (!point_row_ || point_returned_) {
+        auto next = StartNextPoint();
+        if (!next) return std::unexpected(next.error());
+        if (*next) continue;
+        return false;
+      }
       point_returned_ = true;
     } else {
       if (!iterator_) return false;
@@ -109,7 +165,12 @@ std::expected<bool, Error> TableScanCursor::Next(Row& row) {
       }
       auto more = iterator_->Next();
       if (!more) return std::unexpected(StorageFailure(more.error()));
-      if (!*more) return false;
+      if (!*more) {
+        auto next = StartNextPoint();
+        if (!next) return std::unexpected(next.error());
+        if (*next) continue;
+        return false;
+      }
     }
     const storage::StoredRow& stored = this->stored();
     table_->Columns(stored, node_.columns, row);

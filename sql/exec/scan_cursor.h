@@ -34,6 +34,10 @@ class TableScanCursor final : public Cursor {
  private:
   TableScanCursor(const TableScanNode& node, ExecContext& ctx, std::shared_ptr<const storage::Table> table)
       : node_(node), ctx_(ctx), table_(std::move(table)) {}
+  // Looks up, or scans, the rows whose index key starts with `prefix` (no range after it).
+  std::expected<void, Error> StartPrefix(std::vector<Value> prefix);
+  // StartPrefix of the next of points_; false when none is left.
+  std::expected<bool, Error> StartNextPoint();
 
   const TableScanNode& node_;
   ExecContext& ctx_;
@@ -44,6 +48,9 @@ class TableScanCursor final : public Cursor {
   bool point_lookup_ = false;
   std::optional<storage::StoredRow> point_row_;
   bool point_returned_ = false;
+  // IndexAccess::points, evaluated: the prefixes still to look up after the current one.
+  std::vector<std::vector<Value>> points_;
+  size_t next_point_ = 0;
   uint64_t rows_read_ = 0;
 };
 

@@ -7,7 +7,8 @@
 // These give PostgreSQL's NULL semantics: an ordering comparison is decided by the first pair
 // that is unequal or NULL (NULL then), equality is NULL when some pair is NULL and none unequal.
 // The leading non-strict bound (a <= x above) is implied by the comparison, and bounds an index
-// scan on the leading key column (keyset pagination). An element is transformed once per use,
+// scan on the leading key column (keyset pagination); the planner turns an OR of equalities on
+// an index's leading columns into a lookup per point (planner.cc PointSets). An element is transformed once per use,
 // so a volatile function in a row comparison is called once per use, not once.
 #include "sql/parse/transform.h"
 

@@ -58,6 +58,10 @@ using PlanPtr = std::shared_ptr<const PlanNode>;
 struct IndexAccess {
   uint32_t index = 0;
   std::vector<BoundExprPtr> equal = {};
+  // Instead of `equal` (and no range): an IN list on the index's leading columns, each point
+  // the values of those columns in index order; the scan looks each point up once (duplicates
+  // and points with a NULL skipped), in the order of their keys.
+  std::vector<std::vector<BoundExprPtr>> points = {};
   BoundExprPtr lower = nullptr, upper = nullptr;  // on key column equal.size(); null when open
   bool lower_inclusive = true, upper_inclusive = true;
   bool backward = false;

@@ -2,6 +2,7 @@
 #include "sql/plan/planner.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 namespace farmdb::sql {
@@ -154,6 +155,71 @@ std::vector<KeyCondition> KeyConditions(const std::vector<const BoundExpr*>& con
   return out;
 }
 
+// An IN list over item columns, from `col IN (v, ...)` or `(a = v AND b = w) OR ...` (what
+// row IN lists become): `slots` (item-relative, ascending) and per point their values.
+struct PointSet {
+  std::vector<int> slots;
+  std::vector<std::vector<const BoundExpr*>> points;
+};
+
+void Flatten(const BoundExpr& e, BoundKind kind, std::vector<const BoundExpr*>& out) {
+  if (e.kind == kind) {
+    for (const BoundExprPtr& a : e.args) Flatten(*a, kind, out);
+  } else {
+    out.push_back(&e);
+  }
+}
+
+std::vector<PointSet> PointSets(const std::vector<const BoundExpr*>& conjuncts, size_t first, size_t width) {
+  auto item_column = [&](const BoundExpr& e) -> std::optional<int> {
+    auto col = KeyColumnOf(e);
+    if (!col || static_cast<size_t>(*col) < first || static_cast<size_t>(*col) >= first + width) return std::nullopt;
+    return *col - static_cast<int>(first);
+  };
+  std::vector<PointSet> out;
+  for (const BoundExpr* c : conjuncts) {
+    if (c->kind == BoundKind::kInList) {
+      auto col = item_column(*c->args[0]);
+      if (!col) continue;
+      PointSet set{{*col}, {}};
+      for (size_t i = 1; i < c->args.size(); ++i) {
+        if (!IsOuterValue(*c->args[i], first)) break;
+        set.points.push_back({c->args[i].get()});
+      }
+      if (set.points.size() == c->args.size() - 1) out.push_back(std::move(set));
+      continue;
+    }
+    if (c->kind != BoundKind::kOr) continue;
+    std::vector<const BoundExpr*> alternatives;
+    Flatten(*c, BoundKind::kOr, alternatives);
+    PointSet set;
+    for (const BoundExpr* alt : alternatives) {
+      std::vector<const BoundExpr*> parts;
+      Flatten(*alt, BoundKind::kAnd, parts);
+      std::map<int, const BoundExpr*> point;  // slot -> value
+      for (const BoundExpr* part : parts) {
+        if (part->kind != BoundKind::kCompare || part->compare != CompareOp::kEq) break;
+        for (int side = 0; side < 2; ++side) {
+          auto col = item_column(*part->args[side]);
+          if (col && IsOuterValue(*part->args[1 - side], first) && point.emplace(*col, part->args[1 - side].get()).second) break;
+        }
+      }
+      std::vector<int> slots;
+      for (auto& [slot, value] : point) slots.push_back(slot);
+      if (point.size() != parts.size() || (!set.points.empty() && slots != set.slots)) {
+        set.points.clear();
+        break;
+      }
+      set.slots = std::move(slots);
+      std::vector<const BoundExpr*> values;
+      for (auto& [slot, value] : point) values.push_back(value);
+      set.points.push_back(std::move(values));
+    }
+    if (!set.points.empty()) out.push_back(std::move(set));
+  }
+  return out;
+}
+
 struct AccessChoice {
   IndexAccess access;
   int score = -1;
@@ -180,9 +246,35 @@ std::optional<bool> OrderDirection(const storage::IndexSpec& spec, size_t from, 
 }
 
 AccessChoice ChooseAccess(const storage::TableDesc& table, const std::vector<KeyCondition>& conditions,
-                          const OrderRequest* order, size_t first) {
+                          const std::vector<PointSet>& point_sets, const OrderRequest* order, size_t first) {
   const storage::TableDescriptor& d = *table.storage;
   AccessChoice best;
+  // An IN list on exactly an index's leading columns: a lookup per point, scored just below an
+  // equality prefix as long (the filter still tests the list on each row).
+  auto consider_points = [&](uint32_t pos, const storage::IndexSpec& spec, bool is_hash) {
+    for (const PointSet& set : point_sets) {
+      const size_t m = set.slots.size();
+      if (m > spec.columns.size() || (is_hash && m != spec.columns.size())) continue;
+      std::vector<size_t> order_of(m);  // index column j is the set's slot order_of[j]
+      bool leading = true;
+      for (size_t j = 0; j < m && leading; ++j) {
+        auto at = std::ranges::find(set.slots, spec.columns[j].column);
+        leading = at != set.slots.end();
+        if (leading) order_of[j] = static_cast<size_t>(at - set.slots.begin());
+      }
+      if (!leading) continue;
+      int point_score = m == spec.columns.size() && spec.unique ? 999 : static_cast<int>(m) * 10 - 1;
+      if (point_score <= best.score) continue;
+      IndexAccess points;
+      points.index = pos;
+      for (const auto& point : set.points) {
+        std::vector<BoundExprPtr> values;
+        for (size_t j = 0; j < m; ++j) values.push_back(CloneExpr(*point[order_of[j]]));
+        points.points.push_back(std::move(values));
+      }
+      best = AccessChoice{std::move(points), point_score, false};
+    }
+  };
   size_t positions = 1 + d.secondary.size();
   for (uint32_t pos = 0; pos < positions; ++pos) {
     const storage::IndexSpec& spec = pos == 0 ? d.primary.spec : d.secondary[pos - 1].spec;
@@ -204,6 +296,7 @@ AccessChoice ChooseAccess(const storage::TableDesc& table, const std::vector<Key
     }
     bool full = k == spec.columns.size();
     bool is_hash = spec.kind == storage::IndexKind::kHash;
+    consider_points(pos, spec, is_hash);
     if (is_hash && !full) continue;  // hash: equality on the whole key only
     bool range = false;
     if (!full) {
@@ -305,7 +398,7 @@ std::shared_ptr<const TableScanNode> PlanTableScan(const storage::SnapshotPtr& c
     for (int c : also_read) columns[c] = true;
   }
   auto conditions = KeyConditions(view, 0, table->columns.size());
-  AccessChoice choice = ChooseAccess(*table, conditions, nullptr, 0);
+  AccessChoice choice = ChooseAccess(*table, conditions, PointSets(view, 0, table->columns.size()), nullptr, 0);
   BoundExprPtr index_condition = CombineConjuncts(TakeEnforced(conjuncts, choice));
   auto scan = std::make_shared<TableScanNode>(catalog, table, std::move(alias), std::move(choice.access),
                                               CombineConjuncts(std::move(conjuncts)), false, std::move(columns));
@@ -388,10 +481,14 @@ PlanPtr PlanFrom(const storage::SnapshotPtr& catalog, std::vector<FromItem> item
     if (item.table != nullptr) {
       auto conditions = KeyConditions(candidates, item.first_slot, item.width);
       OrderRequest* item_order = items.size() == 1 ? order : nullptr;
-      AccessChoice choice = ChooseAccess(*item.table, conditions, item_order, item.first_slot);
+      AccessChoice choice = ChooseAccess(*item.table, conditions, PointSets(candidates, item.first_slot, item.width),
+                                         item_order, item.first_slot);
       auto reads_outer = [&](const BoundExprPtr& e) { return e && !ReadsOf(*e).slots.empty(); };
       keyed_by_outer = std::ranges::any_of(choice.access.equal, reads_outer) || reads_outer(choice.access.lower) ||
-                       reads_outer(choice.access.upper);
+                       reads_outer(choice.access.upper) ||
+                       std::ranges::any_of(choice.access.points, [&](const std::vector<BoundExprPtr>& point) {
+                         return std::ranges::any_of(point, reads_outer);
+                       });
       if (item_order != nullptr && choice.serves_order) item_order->satisfied = true;
       std::vector<BoundExprPtr> enforced = TakeEnforced(pushed, choice);
       // A join condition the scan is keyed by (inner.k = outer.k): every inner row the scan
