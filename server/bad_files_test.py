@@ -11,7 +11,7 @@ import os, re, shutil, subprocess, sys, tempfile
 
 import psycopg2
 
-from script_checks import check, finish
+from script_checks import check, die_with_parent, finish
 
 farmdb = sys.argv[1]
 
@@ -19,7 +19,8 @@ farmdb = sys.argv[1]
 def run(data, *extra):
     """Starts farmdb; returns (port, process) once ready, or (None, stderr) if it exits."""
     server = subprocess.Popen([farmdb, "-p", "0", "-D", data, "--log-level", "warn", "-o", "unix_socket_directories=",
-                               *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=die_with_parent)
     ready = server.stdout.readline()
     m = re.search(r"127\.0\.0\.1:(\d+) ", ready)
     if m is None:

@@ -26,7 +26,7 @@ import json, os, re, signal, subprocess, sys, tempfile, threading, time
 
 import psycopg2
 
-from script_checks import check, finish
+from script_checks import check, die_with_parent, finish
 
 farmdb = sys.argv[1]
 here = os.path.dirname(os.path.abspath(__file__))
@@ -62,7 +62,7 @@ class Node:
             [farmdb, "-p", str(port), "-D", self.data, "-o", "unix_socket_directories=",
              "-o", f"farmdb.zookeeper={zookeeper}", "-o", "farmdb.cluster=test",
              "-o", "farmdb.fabric_address=127.0.0.1:0", "-o", f"farmdb.test_clock_offset_ns={offset_ns}", *extra],
-            stdout=subprocess.PIPE, stderr=self.log, text=True)
+            stdout=subprocess.PIPE, stderr=self.log, text=True, preexec_fn=die_with_parent)
         self.port = None
         self.ready_line = None
         threading.Thread(target=self._read_ready, daemon=True).start()

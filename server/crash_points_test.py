@@ -12,7 +12,7 @@ import io, os, random, re, signal, subprocess, sys, tempfile, threading, time
 
 import psycopg2
 
-from script_checks import check, finish
+from script_checks import check, die_with_parent, finish
 
 farmdb = sys.argv[1]
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 2
@@ -28,7 +28,8 @@ def start(data, machines, crash=None, check_ready=True):
     if crash:
         env["FARMDB_CRASH_POINT"] = crash
     server = subprocess.Popen([farmdb, "-p", "0", "-D", data, "--log-level", "warn", "-o", "unix_socket_directories=",
-                               "-o", f"farmdb.machines={machines}"], stdout=subprocess.PIPE, text=True, env=env)
+                               "-o", f"farmdb.machines={machines}"], stdout=subprocess.PIPE, text=True, env=env,
+                               preexec_fn=die_with_parent)
     ready = server.stdout.readline()
     m = re.search(r"127\.0\.0\.1:(\d+) ", ready)
     if m is None:

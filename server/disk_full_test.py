@@ -15,7 +15,7 @@ import contextlib, os, re, subprocess, sys, tempfile, time
 
 import psycopg2
 
-from script_checks import check, finish
+from script_checks import check, die_with_parent, finish
 
 farmdb = sys.argv[1]
 
@@ -39,7 +39,7 @@ def server_on_tmpfs(machines, size, room):
         server = subprocess.Popen(
             ["unshare", "-rm", "sh", "-c", script, "sh", str(size), mnt, farmdb, "-p", "0", "-D",
              mnt + "/data", "--log-level", "warn", "-o", f"farmdb.machines={machines}"],
-            stdout=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, text=True, preexec_fn=die_with_parent)
         try:
             ready = server.stdout.readline()
             m = re.search(r"127\.0\.0\.1:(\d+) ", ready)

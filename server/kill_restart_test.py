@@ -15,7 +15,7 @@ import os, random, re, signal, subprocess, sys, tempfile, threading, time
 
 import psycopg2
 
-from script_checks import check, finish
+from script_checks import check, die_with_parent, finish
 
 farmdb = sys.argv[1]
 KILLS = int(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -27,7 +27,8 @@ COPY_ROWS = 200
 
 def start(data):
     server = subprocess.Popen([farmdb, "-p", "0", "-D", data, "--log-level", "warn", "-o", "unix_socket_directories=",
-                               "-o", f"farmdb.machines={MACHINES}"], stdout=subprocess.PIPE, text=True)
+                               "-o", f"farmdb.machines={MACHINES}"], stdout=subprocess.PIPE, text=True,
+                               preexec_fn=die_with_parent)
     ready = server.stdout.readline()
     m = re.search(r"127\.0\.0\.1:(\d+) ", ready)
     if m is None:

@@ -7,7 +7,7 @@ import os, re, signal, subprocess, sys, tempfile
 
 import psycopg2
 
-from script_checks import check, finish
+from script_checks import check, die_with_parent, finish
 
 farmdb = sys.argv[1]
 
@@ -31,7 +31,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # -p wins over the file's port; -o sets max_message_size.
     server = subprocess.Popen([farmdb, "-c", conf, "-p", "0", "-D", data, "-o",
                                "max_message_size=1MB", "--log-level", "warn"],
-                              stdout=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, text=True, preexec_fn=die_with_parent)
     try:
         ready = server.stdout.readline()
         m = re.fullmatch(r"farmdb ready to accept connections on 127\.0\.0\.1:(\d+) \(pid (\d+)\)\n",
@@ -67,7 +67,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
 def start(args):
     """A server with ARGS; returns it and its port, read from the ready line."""
-    server = subprocess.Popen([farmdb, "--log-level", "warn"] + args, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen([farmdb, "--log-level", "warn"] + args, stdout=subprocess.PIPE, text=True,
+                              preexec_fn=die_with_parent)
     m = re.search(r":(\d+) \(pid", server.stdout.readline())
     return server, int(m.group(1)) if m else 0
 
