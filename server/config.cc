@@ -1,13 +1,38 @@
 #include "server/config.h"
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <fstream>
 
 namespace farmdb::server {
 namespace {
+
+// farmdb.cluster_secret_file: the secret is the file's first line. Like PostgreSQL's key files,
+// it may not be readable by group or others, so a secret on disk stays the owner's.
+std::expected<std::string, std::string> ReadSecretFile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return std::unexpected("farmdb.cluster_secret_file: could not read \"" + path + "\": " + std::strerror(errno));
+  }
+  if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+    return std::unexpected("farmdb.cluster_secret_file \"" + path +
+                           "\" has group or world access; permissions should be u=rw (0600) or less");
+  }
+  std::ifstream in(path);
+  std::string secret;
+  if (!in || !std::getline(in, secret)) {
+    return std::unexpected("farmdb.cluster_secret_file: could not read \"" + path + "\"");
+  }
+  while (!secret.empty() && std::isspace(static_cast<unsigned char>(secret.back()))) secret.pop_back();
+  if (secret.empty()) return std::unexpected("farmdb.cluster_secret_file \"" + path + "\" is empty");
+  return secret;
+}
 
 // Splits a line into tokens: '...' quoted strings ('' is a quote), '=' alone, bare words; '#'
 // outside quotes starts a comment. Quoted tokens are flagged so that a quoted "all" is a name,
@@ -267,6 +292,10 @@ std::expected<void, std::string> SetConfigValue(Config& config, std::string_view
     config.replicas = static_cast<int>(*v);
   } else if (name == "farmdb.cluster_secret") {
     config.cluster_secret = value;
+  } else if (name == "farmdb.cluster_secret_file") {
+    auto secret = ReadSecretFile(std::string(value));
+    if (!secret) return std::unexpected(secret.error());
+    config.cluster_secret = std::move(*secret);
   } else if (name == "farmdb.test_clock_offset_ns") {
     auto v = ParseInteger(value);
     if (!v) return std::unexpected("farmdb.test_clock_offset_ns must be an integer");

@@ -1,6 +1,11 @@
 #include "server/config.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 namespace farmdb::server {
 namespace {
@@ -122,6 +127,34 @@ TEST(ConfigTest, SettingForms) {
   auto role = ParseConfig("role bob password 'it''s' superuser\n");
   ASSERT_TRUE(role);
   EXPECT_EQ(*role->roles[0].password, "it's");
+}
+
+// The cluster secret from a file only its owner may read: its first line, trailing blanks cut.
+TEST(ConfigTest, ClusterSecretFileIsReadAndMustBePrivate) {
+  char dir_template[] = "/tmp/farmdb-config-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template, path = dir + "/secret";
+  std::ofstream(path) << "s3cret value  \nignored\n";
+  ::chmod(path.c_str(), 0600);
+  auto config = ParseConfig("");
+  ASSERT_TRUE(config);
+  ASSERT_TRUE(SetConfigValue(*config, "farmdb.cluster_secret_file", path));
+  EXPECT_EQ(config->cluster_secret, "s3cret value");
+  ::chmod(path.c_str(), 0640);
+  auto loose = SetConfigValue(*config, "farmdb.cluster_secret_file", path);
+  ASSERT_FALSE(loose);
+  EXPECT_EQ(loose.error(), "farmdb.cluster_secret_file \"" + path +
+                               "\" has group or world access; permissions should be u=rw (0600) or less");
+  auto missing = SetConfigValue(*config, "farmdb.cluster_secret_file", dir + "/none");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error(),
+            "farmdb.cluster_secret_file: could not read \"" + dir + "/none\": No such file or directory");
+  std::ofstream(path, std::ios::trunc) << "\n";
+  ::chmod(path.c_str(), 0600);
+  auto empty = SetConfigValue(*config, "farmdb.cluster_secret_file", path);
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error(), "farmdb.cluster_secret_file \"" + path + "\" is empty");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ConfigTest, ErrorsNameTheLine) {
