@@ -238,6 +238,7 @@ std::expected<Binder::Block, Error> Binder::BindBlock(const SelectStmt& select, 
       for (auto* list : {&w.call.args, &w.partition_by, &w.order_by}) {
         for (BoundExprPtr& e : *list) above.push_back(&e);
       }
+      if (w.call.filter) above.push_back(&w.call.filter);
     }
     for (BoundExprPtr* e : above) {
       if (auto r = grouped.Rewrite(*e); !r) return fail(r.error());
@@ -274,11 +275,15 @@ std::expected<BoundQuery, Error> Binder::FinishQuery(Block block, const SelectSt
     };
     if (block.aggregated) {
       add(block.groups);
-      for (const AggregateCall& a : block.aggregates.calls) add(a.args);
+      for (const AggregateCall& a : block.aggregates.calls) {
+        add(a.args), add(a.order_by);
+        if (a.filter) above.push_back(a.filter.get());
+      }
     } else {
       add(block.targets);
       for (const WindowCall& w : block.windows.calls) {
         add(w.call.args), add(w.partition_by), add(w.order_by);
+        if (w.call.filter) above.push_back(w.call.filter.get());
       }
     }
     plan = PlanFrom(catalog_ != nullptr ? catalog_->snapshot : nullptr, std::move(block.items), std::move(block.conjuncts),

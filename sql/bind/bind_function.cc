@@ -53,6 +53,11 @@ constexpr std::string_view kNotUniqueFunctionHint =
 }  // namespace
 
 std::expected<BoundExprPtr, Error> Binder::BindFunction(const Expr& expr) {
+  if (!expr.agg_order.empty() || expr.agg_filter) {
+    return std::unexpected(ErrorAt("42809", fmt::format("{} specified, but {} is not an aggregate function",
+                                                        expr.agg_filter ? "FILTER" : "ORDER BY", expr.text),
+                                   expr.location));
+  }
   std::vector<BoundExprPtr> args;
   for (const ExprPtr& arg : expr.args) {
     auto bound = BindExpr(*arg);

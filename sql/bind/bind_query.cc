@@ -149,6 +149,38 @@ std::expected<AggregateCall, Error> Binder::BindAggregateCall(const Expr& expr, 
   AggregateCall call;
   call.distinct = expr.distinct;
   const std::string& name = expr.text;
+  // A plain aggregate's inputs (arguments, ORDER BY, FILTER) hold no aggregate or window call;
+  // a window aggregate's may hold plain aggregates (sum(count(*)) OVER ()), but no window call.
+  // `clause` names it in the error for an aggregate inside ("nested": the arguments).
+  auto bind_input = [&](const Expr& input, std::string_view clause = "nested") {
+    AggregateScope* scope = aggregates_;
+    WindowScope* windows = windows_;
+    std::string_view saved_clause = no_aggregates_clause_, saved_window_clause = clause_;
+    if (!window) aggregates_ = nullptr, no_aggregates_clause_ = clause;
+    windows_ = nullptr, clause_ = window ? "window function calls" : "aggregate function calls";
+    auto bound = BindExpr(input);
+    aggregates_ = scope, windows_ = windows, no_aggregates_clause_ = saved_clause, clause_ = saved_window_clause;
+    return bound;
+  };
+  if (!expr.agg_order.empty() && window) {
+    return std::unexpected(ErrorAt("0A000", "aggregate ORDER BY is not implemented for window functions", expr.location));
+  }
+  for (const OrderItem& item : expr.agg_order) {
+    auto key = bind_input(*item.expr);
+    if (!key) return std::unexpected(key.error());
+    auto resolved = ResolveUnknown(std::move(*key));
+    if (!resolved) return std::unexpected(resolved.error());
+    bool nulls_first = item.nulls == OrderItem::Nulls::kFirst || (item.nulls == OrderItem::Nulls::kDefault && item.descending);
+    call.order.push_back(SortKey{call.order_by.size(), item.descending, nulls_first});
+    call.order_by.push_back(std::move(*resolved));
+  }
+  if (expr.agg_filter) {
+    auto filter = bind_input(*expr.agg_filter, "FILTER");
+    if (!filter) return std::unexpected(filter.error());
+    auto b = RequireBool(std::move(*filter), "FILTER");
+    if (!b) return std::unexpected(b.error());
+    call.filter = std::move(*b);
+  }
   if (expr.agg_star) {
     if (name != "count") {
       return std::unexpected(ErrorAt("42809", fmt::format("{}(*) specified, but {} is not an aggregate function", name, name),
@@ -157,23 +189,11 @@ std::expected<AggregateCall, Error> Binder::BindAggregateCall(const Expr& expr, 
     call.function = AggregateFunction::kCountStar;
     call.type = TypeId::kInt8;
   } else {
-    // A plain aggregate's arguments hold no aggregate or window call; a window aggregate's may
-    // hold plain aggregates (sum(count(*)) OVER ()), but no window call either.
-    AggregateScope* scope = aggregates_;
-    WindowScope* windows = windows_;
-    std::string_view saved_clause = no_aggregates_clause_, saved_window_clause = clause_;
-    if (!window) aggregates_ = nullptr, no_aggregates_clause_ = "nested";
-    windows_ = nullptr, clause_ = window ? "window function calls" : "aggregate function calls";
-    auto restore = [&] { aggregates_ = scope, windows_ = windows, no_aggregates_clause_ = saved_clause, clause_ = saved_window_clause; };
     for (const ExprPtr& a : expr.args) {
-      auto bound = BindExpr(*a);
-      if (!bound) {
-        restore();
-        return std::unexpected(bound.error());
-      }
+      auto bound = bind_input(*a);
+      if (!bound) return std::unexpected(bound.error());
       call.args.push_back(std::move(*bound));
     }
-    restore();
     for (const BoundExprPtr& a : call.args) {
       if (auto refused = RefuseSetReturning(*a, window ? "window function" : "aggregate function"); !refused) {
         return std::unexpected(refused.error());

@@ -1,6 +1,8 @@
 // Aggregate transitions (aggregate_state.h).
 #include "sql/exec/aggregate_state.h"
 
+#include <algorithm>
+
 #include "sql/exec/row_hash.h"
 #include "sql/types/cast.h"
 
@@ -19,17 +21,14 @@ AggregateState StartAggregate(const AggregateCall& call) {
   return s;
 }
 
-std::expected<void, Error> Accumulate(const AggregateCall& call, AggregateState& s, std::span<const Value> input,
+namespace {
+
+// One input's arguments (already evaluated) into the state.
+std::expected<void, Error> Transition(const AggregateCall& call, AggregateState& s, std::span<const Value> args,
                                       ExecContext& ctx) {
   if (call.function == AggregateFunction::kCountStar) {
     ++s.count;
     return {};
-  }
-  std::vector<Value> args;
-  for (const BoundExprPtr& a : call.args) {
-    auto v = EvaluateOn(*a, input, ctx);
-    if (!v) return std::unexpected(v.error());
-    args.push_back(std::move(*v));
   }
   if (args[0].IsNull()) return {};  // every aggregate here is strict in its first argument
   if (call.distinct && !s.seen.insert(GroupKey(args)).second) return {};
@@ -82,7 +81,7 @@ std::expected<void, Error> Accumulate(const AggregateCall& call, AggregateState&
   return {};
 }
 
-std::expected<Value, Error> FinishAggregate(const AggregateCall& call, const AggregateState& s, ExecContext& ctx) {
+std::expected<Value, Error> Result(const AggregateCall& call, const AggregateState& s, ExecContext& ctx) {
   switch (call.function) {
     case AggregateFunction::kCount:
     case AggregateFunction::kCountStar:
@@ -96,6 +95,43 @@ std::expected<Value, Error> FinishAggregate(const AggregateCall& call, const Agg
     default:
       return s.value;
   }
+}
+
+}  // namespace
+
+std::expected<void, Error> Accumulate(const AggregateCall& call, AggregateState& s, std::span<const Value> input,
+                                      ExecContext& ctx) {
+  if (call.filter) {
+    auto keep = EvaluateOn(*call.filter, input, ctx);
+    if (!keep) return std::unexpected(keep.error());
+    if (keep->IsNull() || !keep->AsBool()) return {};
+  }
+  Row values;  // the ORDER BY keys (if any), then the arguments
+  for (const auto* list : {&call.order_by, &call.args}) {
+    for (const BoundExprPtr& e : *list) {
+      auto v = EvaluateOn(*e, input, ctx);
+      if (!v) return std::unexpected(v.error());
+      values.push_back(std::move(*v));
+    }
+  }
+  if (!call.order_by.empty()) {
+    s.ordered_inputs.push_back(std::move(values));
+    return {};
+  }
+  return Transition(call, s, values, ctx);
+}
+
+std::expected<Value, Error> FinishAggregate(const AggregateCall& call, const AggregateState& s, ExecContext& ctx) {
+  if (call.order_by.empty()) return Result(call, s, ctx);
+  std::vector<const Row*> inputs;
+  for (const Row& r : s.ordered_inputs) inputs.push_back(&r);
+  std::ranges::stable_sort(inputs, [&](const Row* a, const Row* b) { return CompareByKeys(*a, *b, call.order) < 0; });
+  AggregateState ordered = StartAggregate(call);
+  for (const Row* r : inputs) {
+    auto done = Transition(call, ordered, std::span(*r).subspan(call.order_by.size()), ctx);
+    if (!done) return std::unexpected(done.error());
+  }
+  return Result(call, ordered, ctx);
 }
 
 }  // namespace farmdb::sql

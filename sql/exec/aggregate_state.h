@@ -20,6 +20,8 @@ struct AggregateState {
   int64_t count = 0;    // inputs seen (non-NULL, or rows for count(*))
   Value value;          // running sum / min / max / bool / string; NULL before the first input
   std::unordered_set<std::string> seen;  // DISTINCT inputs
+  // With ORDER BY: each input's sort keys then its arguments, taken in order at the finish.
+  std::vector<Row> ordered_inputs;
 };
 
 // The state before any input.
@@ -27,7 +29,8 @@ AggregateState StartAggregate(const AggregateCall& call);
 // Adds one input row: the call's arguments evaluated over `input`.
 std::expected<void, Error> Accumulate(const AggregateCall& call, AggregateState& s, std::span<const Value> input,
                                       ExecContext& ctx);
-// The aggregate's value for the rows accumulated so far.
+// The aggregate's value for the rows accumulated so far (with ORDER BY, they are taken in that
+// order first).
 std::expected<Value, Error> FinishAggregate(const AggregateCall& call, const AggregateState& s, ExecContext& ctx);
 
 }  // namespace farmdb::sql

@@ -66,6 +66,7 @@ enum class ExprKind {
 
 // OVER (PARTITION BY ... ORDER BY ... [frame]) of a window function call.
 struct WindowSpec;
+struct OrderItem;
 
 struct Expr {
   ExprKind kind;
@@ -88,6 +89,8 @@ struct Expr {
   // kFunction: names holds the schema when the name was qualified by another than pg_catalog
   // (information_schema); `over` is set for a window function call.
   std::unique_ptr<WindowSpec> over;
+  std::vector<OrderItem> agg_order;  // kFunction: f(x ORDER BY y)
+  ExprPtr agg_filter;                // kFunction: f(x) FILTER (WHERE c)
   std::vector<ExprPtr> args;
   std::unique_ptr<SelectStmt> subquery;  // kExists, kSubquery, kInSubquery
   std::optional<Error> error;            // kError

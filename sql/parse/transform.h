@@ -72,6 +72,8 @@ class Transformer {
   std::expected<ExprPtr, Error> TransformSqlValueFunction(const PgQuery__SQLValueFunction& node);
   std::expected<ExprPtr, Error> TransformList(ExprKind kind, PgQuery__Node** items, size_t n, int location);
   std::expected<ExprPtr, Error> TransformSubLink(const PgQuery__SubLink& node);
+  // ORDER BY items (SortBy nodes) of a query, a window or an aggregate call.
+  std::expected<std::vector<OrderItem>, Error> TransformSortItems(PgQuery__Node** items, size_t n);
   // transform_row.cc: row comparisons and row IN lists, over the rows' elements.
   std::expected<ExprPtr, Error> TransformRowCompare(std::string_view op, const PgQuery__RowExpr& left,
                                                     const PgQuery__RowExpr& right, int location);

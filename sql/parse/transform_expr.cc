@@ -266,11 +266,17 @@ std::expected<ExprPtr, Error> Transformer::TransformAExpr(const PgQuery__AExpr& 
 
 std::expected<ExprPtr, Error> Transformer::TransformFuncCall(const PgQuery__FuncCall& node) {
   if (node.agg_within_group) return std::unexpected(NotSupported("WITHIN GROUP", node.location));
-  if (node.n_agg_order > 0) return std::unexpected(NotSupported("ORDER BY in aggregate calls", node.location));
-  if (node.agg_filter != nullptr) return std::unexpected(NotSupported("FILTER", node.location));
   if (node.func_variadic) return std::unexpected(NotSupported("VARIADIC", node.location));
   auto e = TransformList(ExprKind::kFunction, node.args, node.n_args, node.location);
   if (!e) return e;
+  auto order = TransformSortItems(node.agg_order, node.n_agg_order);
+  if (!order) return std::unexpected(order.error());
+  (*e)->agg_order = std::move(*order);
+  if (node.agg_filter != nullptr) {
+    auto filter = TransformExpr(*node.agg_filter);
+    if (!filter) return filter;
+    (*e)->agg_filter = std::move(*filter);
+  }
   (*e)->agg_star = node.agg_star;
   (*e)->distinct = node.agg_distinct;
   (*e)->text = AsciiLower(LastName(node.funcname, node.n_funcname));

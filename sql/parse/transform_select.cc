@@ -17,6 +17,19 @@ OrderItem::Nulls NullsOrder(PgQuery__SortByNulls nulls) {
   }
 }
 
+std::expected<std::vector<OrderItem>, Error> Transformer::TransformSortItems(PgQuery__Node** items, size_t n) {
+  std::vector<OrderItem> out;
+  for (size_t i = 0; i < n; ++i) {
+    const PgQuery__SortBy& sort = *items[i]->sort_by;
+    if (sort.sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) {
+      return std::unexpected(NotSupported("ORDER BY ... USING", sort.location));
+    }
+    out.push_back(OrderItem{ClauseExpr(*sort.node), sort.sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC,
+                            NullsOrder(sort.sortby_nulls)});
+  }
+  return out;
+}
+
 std::expected<std::vector<SelectTarget>, Error> Transformer::TransformTargets(PgQuery__Node** targets, size_t n) {
   std::vector<SelectTarget> out;
   for (size_t i = 0; i < n; ++i) {
@@ -116,14 +129,9 @@ std::expected<SelectStmt, Error> Transformer::TransformSelect(const PgQuery__Sel
     select.group_by.push_back(ClauseExpr(item));
   }
   select.having = OptionalClauseExpr(stmt.having_clause);
-  for (size_t i = 0; i < stmt.n_sort_clause; ++i) {
-    const PgQuery__SortBy& sort = *stmt.sort_clause[i]->sort_by;
-    if (sort.sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) {
-      return std::unexpected(NotSupported("ORDER BY ... USING", sort.location));
-    }
-    select.order_by.push_back(OrderItem{ClauseExpr(*sort.node), sort.sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC,
-                                       NullsOrder(sort.sortby_nulls)});
-  }
+  auto order_by = TransformSortItems(stmt.sort_clause, stmt.n_sort_clause);
+  if (!order_by) return std::unexpected(order_by.error());
+  select.order_by = std::move(*order_by);
   select.limit = OptionalClauseExpr(stmt.limit_count);
   select.offset = OptionalClauseExpr(stmt.limit_offset);
   for (size_t i = 0; i < stmt.n_locking_clause; ++i) {

@@ -29,14 +29,9 @@ std::expected<std::unique_ptr<WindowSpec>, Error> Transformer::TransformWindowSp
     if (options & kFrameEndUnboundedFollowing) spec->end = WindowSpec::Bound::kUnboundedFollowing;
   }
   for (size_t i = 0; i < def.n_partition_clause; ++i) spec->partition_by.push_back(ClauseExpr(*def.partition_clause[i]));
-  for (size_t i = 0; i < def.n_order_clause; ++i) {
-    const PgQuery__SortBy& sort = *def.order_clause[i]->sort_by;
-    if (sort.sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) {
-      return std::unexpected(NotSupported("ORDER BY ... USING", sort.location));
-    }
-    spec->order_by.push_back(OrderItem{ClauseExpr(*sort.node), sort.sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC,
-                                       NullsOrder(sort.sortby_nulls)});
-  }
+  auto order_by = TransformSortItems(def.order_clause, def.n_order_clause);
+  if (!order_by) return std::unexpected(order_by.error());
+  spec->order_by = std::move(*order_by);
   return spec;
 }
 

@@ -185,11 +185,22 @@ class HashJoinNode final : public PlanNode {
 
 enum class AggregateFunction { kCount, kCountStar, kSum, kAvg, kMin, kMax, kBoolAnd, kBoolOr, kStringAgg };
 
+struct SortKey {
+  size_t column = 0;
+  bool descending = false;
+  bool nulls_first = false;
+};
+
 struct AggregateCall {
   AggregateFunction function = AggregateFunction::kCount;
   bool distinct = false;
   TypeId type = TypeId::kUnknown;  // the result type
   std::vector<BoundExprPtr> args;  // over the aggregated input row
+  // f(x ORDER BY y): the inputs are taken in the order of `order_by` (over the input row),
+  // with `order`'s directions (column = position in order_by).
+  std::vector<BoundExprPtr> order_by;
+  std::vector<SortKey> order;
+  BoundExprPtr filter;  // FILTER (WHERE ...): only input rows where it is true; null: all
 };
 
 // Groups its input by `groups` and computes `aggregates` per group; the row is the group key
@@ -206,12 +217,6 @@ class AggregateNode final : public PlanNode {
   PlanPtr child;
   std::vector<BoundExprPtr> groups;
   std::vector<AggregateCall> aggregates;
-};
-
-struct SortKey {
-  size_t column = 0;
-  bool descending = false;
-  bool nulls_first = false;
 };
 
 class SortNode final : public PlanNode {
