@@ -14,7 +14,8 @@
 namespace farmdb::sql {
 
 bool IsAggregateName(std::string_view name) {
-  static constexpr std::string_view kNames[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg"};
+  static constexpr std::string_view kNames[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg",
+                                                "array_agg"};
   return std::ranges::find(kNames, name) != std::end(kNames);
 }
 
@@ -226,6 +227,11 @@ std::expected<AggregateCall, Error> Binder::BindAggregateCall(const Expr& expr, 
     } else if (name == "min" || name == "max") {
       if (in == TypeId::kBool || in == TypeId::kVoid) return no_function();
       call.function = name == "min" ? AggregateFunction::kMin : AggregateFunction::kMax, call.type = in;
+    } else if (name == "array_agg") {
+      if (IsArray(in)) return std::unexpected(ErrorAt("0A000", "multidimensional arrays is not supported yet", expr.location));
+      auto array = ArrayOf(in);
+      if (!array) return no_function();
+      call.function = AggregateFunction::kArrayAgg, call.type = *array;
     } else if (name == "string_agg") {
       bool bytes = in == TypeId::kBytea;
       for (BoundExprPtr& a : call.args) {

@@ -30,7 +30,13 @@ std::expected<void, Error> Transition(const AggregateCall& call, AggregateState&
     ++s.count;
     return {};
   }
-  if (args[0].IsNull()) return {};  // every aggregate here is strict in its first argument
+  if (call.function == AggregateFunction::kArrayAgg) {  // not strict: NULLs are elements too
+    if (call.distinct && !s.seen.insert(GroupKey(args)).second) return {};
+    ++s.count;
+    s.elements.push_back(args[0]);
+    return {};
+  }
+  if (args[0].IsNull()) return {};  // every other aggregate here is strict in its first argument
   if (call.distinct && !s.seen.insert(GroupKey(args)).second) return {};
   ++s.count;
   const Value& v = args[0];
@@ -64,6 +70,8 @@ std::expected<void, Error> Transition(const AggregateCall& call, AggregateState&
       s.value = Value::Bool(s.value.IsNull() ? v.AsBool() : is_and ? s.value.AsBool() && v.AsBool() : s.value.AsBool() || v.AsBool());
       return {};
     }
+    case AggregateFunction::kArrayAgg:
+      return {};
     case AggregateFunction::kStringAgg: {
       // string_agg(value, delimiter): the delimiter precedes every value but the first; a
       // NULL delimiter counts as empty.
@@ -92,6 +100,9 @@ std::expected<Value, Error> Result(const AggregateCall& call, const AggregateSta
       if (!n) return n;
       return EvalArith(ArithOp::kDiv, s.value.type, s.value, *n);
     }
+    case AggregateFunction::kArrayAgg:
+      if (s.count == 0) return Value::Null(call.type);
+      return Value::Array(call.type, ArrayValue{.elements = s.elements});
     default:
       return s.value;
   }

@@ -20,6 +20,7 @@ struct AggregateState {
   int64_t count = 0;    // inputs seen (non-NULL, or rows for count(*))
   Value value;          // running sum / min / max / bool / string; NULL before the first input
   std::unordered_set<std::string> seen;  // DISTINCT inputs
+  std::vector<Value> elements;           // array_agg's inputs, NULLs included
   // With ORDER BY: each input's sort keys then its arguments, taken in order at the finish.
   std::vector<Row> ordered_inputs;
 };

@@ -183,7 +183,7 @@ class HashJoinNode final : public PlanNode {
   BoundExprPtr condition;
 };
 
-enum class AggregateFunction { kCount, kCountStar, kSum, kAvg, kMin, kMax, kBoolAnd, kBoolOr, kStringAgg };
+enum class AggregateFunction { kCount, kCountStar, kSum, kAvg, kMin, kMax, kBoolAnd, kBoolOr, kStringAgg, kArrayAgg };
 
 struct SortKey {
   size_t column = 0;
