@@ -102,6 +102,20 @@ StorageResult<void> BTree::WriteNode(Txn& t, Addr a, const NodeBuffer& node) con
   return {};
 }
 
+namespace {
+
+// A descent through nodes read by `t` found them inconsistent. Reads at one R are (opacity), so
+// when R has moved (READ COMMITTED's next statement) a node came from the write set: written at
+// an earlier R and changed by a concurrent commit since, so that write's LOCK would fail at
+// commit. Abort now, retryably, as commit would. With R unmoved the tree is broken.
+std::unexpected<StorageError> Inconsistent(Txn& t) {
+  if (!t.read_ts_moved()) return Failure(StorageError::Code::kCorrupt);
+  t.Abort(txn::AbortReason::kLockConflict);
+  return TxnFailure(txn::TxnError{txn::TxnErrorCode::kAborted, txn::AbortReason::kLockConflict});
+}
+
+}  // namespace
+
 StorageResult<BTree::Path> BTree::Descend(Txn& t, const Target& target, bool use_cache) const {
   for (;;) {
     Path path;
@@ -130,13 +144,19 @@ StorageResult<BTree::Path> BTree::Descend(Txn& t, const Target& target, bool use
       } else {
         auto n = ReadNode(t, a);
         // Below a stale cached node the address may hold anything, or nothing, by now.
-        if (!n && !(via_cache && !n.error().IsRetryable())) return std::unexpected(n.error());
+        if (!n && !(via_cache && !n.error().IsRetryable())) {
+          // After R moved, a child that decodes as no node of this tree, or is gone, is the
+          // same inconsistency as mismatched fences.
+          const bool gone = n.error().code == StorageError::Code::kTxn && n.error().txn.code == txn::TxnErrorCode::kNotAllocated;
+          if (t.read_ts_moved() && (gone || n.error().code == StorageError::Code::kCorrupt)) return Inconsistent(t);
+          return std::unexpected(n.error());
+        }
         // The fence check of this parent-to-child step (and, at the root, the whole key space).
         stale = !n || n->low() != low || n->high() != high || !target.Covers(*n);
         if (n) step.node = *n;
       }
       if (stale) {
-        if (!via_cache) return Failure(StorageError::Code::kCorrupt);
+        if (!via_cache) return Inconsistent(t);
         break;
       }
       path.push_back(std::move(step));

@@ -162,6 +162,53 @@ TEST(BTreeTest, ScansFromAGroupPrefixDoNotConflictWithAppendsToThePreviousGroup)
   ASSERT_TRUE(t->Commit());
 }
 
+// READ COMMITTED: a transaction inserts into a leaf, takes a fresh R for its next statement, and
+// meanwhile another transaction's commit split that leaf. The next descent reads the parent at
+// the new R and then the leaf from the first transaction's write set: its older copy, whose high
+// fence the parent no longer gives it. That write could not commit (LOCK checks the version it
+// read), so the descent aborts the transaction retryably instead of calling the tree broken
+// (an internal error, XX000, reached clients before: issue 42).
+TEST(BTreeTest, ADescentAfterAReadRefreshThatMeetsItsOwnOutdatedLeafAbortsRetryably) {
+  TestCluster c(Machines(1), Patient());
+  auto w = c.engine(0).NewWorker();
+  auto other = c.engine(0).NewWorker();
+  BTree tree = [&] {
+    auto t = *w->Begin({});
+    BTree created = *BTree::Create(*t, {.unique = true, .node_bytes = 512}, nullptr);
+    EXPECT_TRUE(t->Commit());
+    return created;
+  }();
+  auto key = [](int i) { return fmt::format("k{:05}", i); };
+  {
+    auto t = *w->Begin({});
+    for (int i = 0; i < 400; i += 4) ASSERT_TRUE(tree.Insert(*t, key(i), std::string(20, 'v')));
+    ASSERT_TRUE(t->Commit());
+  }
+  txn::TxnOptions read_committed;
+  read_committed.isolation = txn::Isolation::kSnapshot;
+  auto t = *w->Begin(read_committed);
+  ASSERT_TRUE(tree.Insert(*t, key(201), "first statement"));
+  {
+    // Fill the leaf of key 201 until it splits.
+    auto u = *other->Begin({});
+    for (int i = 202; i < 260; ++i) {
+      if (i % 4 == 0 || i == 205) continue;
+      ASSERT_TRUE(tree.Insert(*u, key(i), std::string(20, 'w')));
+    }
+    ASSERT_TRUE(u->Commit());
+  }
+  ASSERT_TRUE(t->RefreshReadTimestamp());
+  auto second = tree.Insert(*t, key(205), "second statement");  // in the leaf of 201
+  ASSERT_FALSE(second) << "the descent went through its own outdated leaf unnoticed";
+  EXPECT_EQ(second.error().code, StorageError::Code::kTxn);
+  EXPECT_TRUE(second.error().IsRetryable());
+  EXPECT_EQ(second.error().txn.reason, txn::AbortReason::kLockConflict);
+  auto check = *w->Begin({});
+  EXPECT_EQ(*tree.CheckInvariants(*check), "");
+  EXPECT_TRUE(tree.Lookup(*check, key(201)).value().empty()) << "the aborted insert is not there";
+  ASSERT_TRUE(check->Commit());
+}
+
 // Queue-like erases (TPC-C's new_order: inserts at one end, deletes at the other) empty one leaf
 // after another. Each emptied leaf is unlinked, so finding the least key costs one descent
 // however many keys were erased before it, and erasing everything collapses the tree to an

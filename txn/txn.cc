@@ -69,6 +69,7 @@ std::expected<void, TxnError> Txn::RefreshReadTimestamp() {
     return std::unexpected(TxnError{TxnErrorCode::kInvalidArgument});
   }
   read_ts_ = worker_->AdvanceReadTimestamp(read_ts_, options_.strict);
+  read_ts_moved_ = true;
   reads_.Clear();
   return {};
 }

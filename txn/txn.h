@@ -178,6 +178,9 @@ class Txn {
   // must be validated at one W, and for stale-snapshot ones (snapshot_ts fixes R by definition).
   // After an abort it returns the abort's error.
   std::expected<void, TxnError> RefreshReadTimestamp();
+  // Whether R moved since Begin (RefreshReadTimestamp, here or in Commit's kStaleWrites): reads
+  // since are at a newer snapshot than the one this transaction's earlier writes came from.
+  bool read_ts_moved() const { return read_ts_moved_; }
 
   // Reads newer than R. A serializable transaction with writes (or expect_writes) that finds an
   // object's head newer than R would fail validation if it read the older version (FaRMv2 §4.7
@@ -310,6 +313,7 @@ class Txn {
   Timestamp read_ts_;
   bool finished_ = false;
   bool read_ts_pinned_ = false;
+  bool read_ts_moved_ = false;
   std::optional<TxnError> error_;
   ReadSet reads_;
   RawBytes remote_read_;  // one-sided reads' destination, reused across ReadObject calls
