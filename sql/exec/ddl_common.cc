@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sql/exec/scan_cursor.h"
 #include "sql/parse/deparse.h"
 #include "sql/types/cast.h"
 
@@ -30,13 +31,8 @@ std::string QuoteLiteral(std::string_view s) {
   return out + "'";
 }
 
-Error FromStorage(const storage::StorageError& e) {
-  if (e.code == storage::StorageError::Code::kTxn) return TxnFailure(e.txn);
-  return MakeError("XX000", fmt::format("storage error {} during DDL", static_cast<int>(e.code)));
-}
-
 Error FromCatalog(const storage::CatalogError& e) {
-  if (e.code == storage::CatalogError::Code::kStorage) return FromStorage(e.storage);
+  if (e.code == storage::CatalogError::Code::kStorage) return StorageFailure(e.storage);
   return e.error;
 }
 

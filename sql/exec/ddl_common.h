@@ -21,9 +21,9 @@ Error At(std::string sqlstate, std::string message, const DdlContext& ctx, int l
 Error NotSupported(std::string_view what, const DdlContext& ctx, int location);
 // simple_quote_literal with standard_conforming_strings on: quotes doubled.
 std::string QuoteLiteral(std::string_view s);
-// FromCatalog and SearchPath are declared in run_statement.h (DML uses them); the read-only
-// check is RequireWritable (transaction_block.h).
-Error FromStorage(const storage::StorageError& e);
+// FromCatalog and SearchPath are declared in run_statement.h (DML uses them); storage failures
+// map through StorageFailure (scan_cursor.h); the read-only check is RequireWritable
+// (transaction_block.h).
 
 // The schema an unqualified CREATE puts its relation in (RangeVarGetCreationNamespace).
 std::expected<std::string, Error> CreationNamespace(const storage::CatalogSnapshot& snapshot,

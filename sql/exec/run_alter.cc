@@ -13,6 +13,7 @@
 
 #include "sql/exec/ddl_common.h"
 #include "sql/exec/run_statement.h"
+#include "sql/exec/scan_cursor.h"
 #include "sql/types/cast.h"
 
 namespace farmdb::sql {
@@ -75,9 +76,9 @@ std::expected<std::optional<Value>, Error> EvaluateOnce(const std::string& text,
 std::expected<bool, Error> IsEmpty(const storage::TableDesc& table, DdlContext& ctx) {
   storage::Table rows(table.storage, ctx.caches);
   auto it = rows.Scan(ctx.txn, storage::IndexScan{});
-  if (!it) return std::unexpected(FromStorage(it.error()));
+  if (!it) return std::unexpected(StorageFailure(it.error()));
   auto more = it->Next();
-  if (!more) return std::unexpected(FromStorage(more.error()));
+  if (!more) return std::unexpected(StorageFailure(more.error()));
   return !*more;
 }
 

@@ -20,9 +20,14 @@ Error StorageFailure(const storage::StorageError& e) {
       return MakeError("54000", "row or index entry is too large for farmdb's object size");
     case Code::kSequenceLimit:
       return MakeError("2200H", "sequence reached its limit");
-    default:
-      return MakeError("XX000", fmt::format("storage error {}", static_cast<int>(e.code)));
+    case Code::kDuplicateKey:  // callers that know the constraint name it instead
+      return MakeError("23505", "duplicate key value violates unique constraint");
+    case Code::kCorrupt:
+      return MakeError("XX001", "an index or row object is damaged: it did not decode or broke an invariant");
+    case Code::kInvalidArgument:
+      return MakeError("XX000", "internal error: an index was given options it does not take");
   }
+  return MakeError("XX000", fmt::format("internal error: unknown storage error {}", static_cast<int>(e.code)));
 }
 
 namespace {

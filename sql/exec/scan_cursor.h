@@ -14,7 +14,8 @@
 namespace farmdb::sql {
 
 // A storage failure as the client sees it: a transaction abort is 40001 (TxnFailure), a value
-// too large for an object or an index item 54000, anything else an internal error.
+// too large for an object or an index item 54000, a damaged object XX001 (data_corrupted),
+// misuse of an index an internal error (XX000).
 Error StorageFailure(const storage::StorageError& e);
 
 class TableScanCursor final : public Cursor {
