@@ -219,6 +219,9 @@ try:
           f"farmctl status: configuration 1, CM 0, three members, all reachable: {status}")
     check(all(m["reachable"] and m["commits"] and m["commits"] > 0 for m in members),
           "farmctl status: every node coordinated commits")
+    check(sum(m["aborts_by_reason"].get("lock_conflict", 0) + m["aborts_by_reason"].get("validation_failure", 0)
+              for m in members) > 0,
+          f"farmctl status: the transfers' conflicts show by reason: {[m['aborts_by_reason'] for m in members]}")
     check(all(m["primary_regions"] and m["primary_regions"] > 0 for m in members),
           "farmctl status: region primaries on every node")
     check(all(m["heard_ms_ago"] is not None and m["heard_ms_ago"] < 5000 for m in members if m["machine"] != 0),

@@ -195,7 +195,11 @@ std::vector<MachineStats> Node::MachineStatistics() const {
     s.machines = static_cast<uint32_t>(machine.machines());
     s.commits = c.commits.load();
     s.read_only_commits = c.read_only_commits.load();
-    for (size_t r = 0; r < static_cast<size_t>(txn::AbortReason::kCount); ++r) s.aborts += c.aborts[r].load();
+    for (size_t r = 0; r < static_cast<size_t>(txn::AbortReason::kCount); ++r) {
+      const uint64_t n = c.aborts[r].load();
+      s.aborts += n;
+      s.aborts_by_reason.emplace_back(txn::AbortReasonName(static_cast<txn::AbortReason>(r)), n);
+    }
     if (auto now = machine.clock().TryNow()) s.clock_uncertainty_ns = static_cast<int64_t>(now->upper - now->lower);
     if (fabric) {
       s.fabric_frames_out = fabric->frames_out;

@@ -1,6 +1,7 @@
 // What the farmdb_stat_* views (farmdb_stat.cc) show of the node a session is connected to:
 // its machines (every machine of an in-process cluster, this process's one of a multi-process
-// cluster), when they last heard from the others, and the region replicas they hold. sql::Node
+// cluster) with their aborts by reason, when they last heard from the others, and the region
+// replicas they hold. sql::Node
 // provides it; tools/farmctl reads it from every node.
 //
 // Thread-safety: implementations are called from any session's thread.
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace farmdb::sql {
@@ -21,6 +23,8 @@ struct MachineStats {
   uint64_t commits = 0;           // coordinated by this machine's workers, read-only ones included
   uint64_t read_only_commits = 0;
   uint64_t aborts = 0;
+  // aborts by txn::AbortReason, every reason (its name: lock_conflict, ...), zeros included.
+  std::vector<std::pair<std::string, uint64_t>> aborts_by_reason;
   std::optional<int64_t> clock_uncertainty_ns;  // U - L of its clock now; nullopt: not synchronised
   // The tcp fabric's counters since the process started (nullopt in a single process).
   std::optional<uint64_t> fabric_frames_out, fabric_bytes_out, fabric_system_calls;

@@ -1,4 +1,4 @@
-// farmdb_stat_machines, farmdb_stat_peers and farmdb_stat_regions: the node a session is
+// farmdb_stat_machines, farmdb_stat_aborts, farmdb_stat_peers and farmdb_stat_regions: the node a session is
 // connected to, from its ClusterStatsSource (cluster_stats.h). farmdb's own views, in
 // pg_catalog so every search path finds them, with OIDs from initdb's range that PostgreSQL 15
 // leaves unused. Without a source (a catalog function's context) they are empty.
@@ -32,6 +32,20 @@ ViewRows MachineRows(const SystemViewContext& ctx, const std::vector<SystemColum
                        .Set("fabric_bytes_out", OptionalInt8(m.fabric_bytes_out))
                        .Set("fabric_system_calls", OptionalInt8(m.fabric_system_calls))
                        .Take());
+  }
+  return rows;
+}
+
+ViewRows AbortRows(const SystemViewContext& ctx, const std::vector<SystemColumn>& columns) {
+  ViewRows rows;
+  if (!ctx.cluster) return rows;
+  for (const MachineStats& m : ctx.cluster->MachineStatistics()) {
+    for (const auto& [reason, count] : m.aborts_by_reason) {
+      rows.push_back(RowBuilder(columns)
+                         .Set("machine", Int4Value(m.machine)).Set("reason", TextValue(reason))
+                         .Set("count", Int8Value(static_cast<int64_t>(count)))
+                         .Take());
+    }
   }
   return rows;
 }
@@ -78,6 +92,9 @@ void AppendFarmdbStatViews(std::vector<std::unique_ptr<SystemView>>& views) {
                                 {"clock_uncertainty_ns", kInt8}, {"fabric_frames_out", kInt8},
                                 {"fabric_bytes_out", kInt8}, {"fabric_system_calls", kInt8}},
       MachineRows));
+  views.push_back(std::make_unique<GeneratedView>(
+      "pg_catalog", "farmdb_stat_aborts", 16303, 'v',
+      std::vector<SystemColumn>{{"machine", kInt4}, {"reason", kText}, {"count", kInt8}}, AbortRows));
   views.push_back(std::make_unique<GeneratedView>(
       "pg_catalog", "farmdb_stat_peers", 16301, 'v',
       std::vector<SystemColumn>{{"machine", kInt4}, {"peer", kInt4}, {"heard_ms_ago", kFloat8}}, PeerRows));

@@ -47,6 +47,26 @@ TEST_F(FarmdbStatTest, MachinesCountTheirCommitsAndOnlyTheCmIsMasterTime) {
   EXPECT_GE(more, 2) << "the CREATE TABLE and the INSERT committed on this session's machine";
 }
 
+// A transaction that loses a write-write conflict counts as a lock_conflict abort of the machine
+// that coordinated it; every reason has a row per machine.
+TEST_F(FarmdbStatTest, AbortsAreCountedByReason) {
+  ASSERT_EQ(Run(*session_, "CREATE TABLE t (id int PRIMARY KEY, v int)").sqlstate, "");
+  ASSERT_EQ(Run(*session_, "INSERT INTO t VALUES (1, 0)").sqlstate, "");
+  auto count = [&] {
+    auto rows = Rows("SELECT sum(count) FROM farmdb_stat_aborts WHERE reason = 'lock_conflict'");
+    return std::stoll(rows.at(0).at(0));
+  };
+  const int64_t before = count();
+  auto other = NewSession();
+  ASSERT_EQ(Run(*session_, "BEGIN").sqlstate, "");
+  ASSERT_EQ(Run(*session_, "UPDATE t SET v = 1 WHERE id = 1").sqlstate, "");
+  ASSERT_EQ(Run(*other, "UPDATE t SET v = 2 WHERE id = 1").sqlstate, "");
+  ASSERT_EQ(Run(*session_, "COMMIT").sqlstate, "40001");
+  EXPECT_EQ(count(), before + 1);
+  auto reasons = Rows("SELECT count(DISTINCT reason), count(DISTINCT machine) FROM farmdb_stat_aborts");
+  EXPECT_EQ(reasons, (std::vector<std::vector<std::string>>{{"7", "3"}}));
+}
+
 TEST_F(FarmdbStatTest, TheCmHearsEveryMachineAndEachHearsTheCm) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a few sync rounds
   auto rows = Rows("SELECT machine, peer, heard_ms_ago FROM farmdb_stat_peers ORDER BY machine, peer");
