@@ -92,7 +92,19 @@ std::expected<std::unique_ptr<ProcessCluster>, std::string> ProcessCluster::Star
   // Closed on every failure below, until the fabric takes it.
   std::unique_ptr<int, void (*)(int*)> listener(&*listen_fd, [](int* fd) { ::close(*fd); });
   std::string fabric_address = TcpFabric::ListenerAddress(*listener);
-  auto joined = *member ? pc->Rejoin((*member)->node, (*member)->machine, fabric_address) : pc->JoinFirst(fabric_address);
+  // A member's state from its earlier run (a fresh node has none: Machine::Open checks).
+  std::optional<MachineState> state;
+  if (*member) {
+    const std::filesystem::path path = o.data_dir / ("m" + std::to_string((*member)->machine)) / "machine.state";
+    auto loaded = LoadMachineState(PosixFiles(), path);
+    if (!loaded) return std::unexpected(loaded.error());
+    if (!*loaded) {
+      return std::unexpected(path.string() + " is missing; " + MemberFile(o.data_dir).string() + " says this node was a member");
+    }
+    state = std::move(**loaded);
+  }
+  auto joined = *member ? pc->Rejoin((*member)->node, (*member)->machine, fabric_address, state->next_region)
+                        : pc->JoinFirst(fabric_address);
   if (!joined) return std::unexpected(joined.error());
   const auto [node, id, committed_below] = *joined;
   const Configuration& c = pc->configuration_;
@@ -128,12 +140,7 @@ std::expected<std::unique_ptr<ProcessCluster>, std::string> ProcessCluster::Star
   // CM's floor from an earlier run, above every timestamp it handed out (LocalCluster). The
   // others' clocks follow the CM's.
   int64_t origin = 1'000'000'000;
-  const std::filesystem::path state_path = pc->StatePath(id);
-  auto state = LoadMachineState(PosixFiles(), state_path);
-  if (!state) return std::unexpected(state.error());
-  if (*member && !*state) return std::unexpected(state_path.string() + " is missing; " + MemberFile(o.data_dir).string() +
-                                                 " says this node was a member");
-  if (*state && id == c.cm) origin = static_cast<int64_t>((*state)->time_floor);
+  if (state && id == c.cm) origin = static_cast<int64_t>(state->time_floor);
   pc->time_ = std::make_unique<SkewedTimeSource>(&pc->system_time_, origin + o.skew.offset_ns, o.skew.drift_ppm);
   MachineOptions mo;
   mo.data_dir = o.data_dir;
@@ -142,7 +149,7 @@ std::expected<std::unique_ptr<ProcessCluster>, std::string> ProcessCluster::Star
   mo.clock = o.clock;
   pc->machine_ = std::make_unique<Machine>(id, static_cast<int>(addresses->size()), pc->fabric_.get(), pc->time_.get(),
                                            mo, [] { return false; });
-  if (auto opened = pc->machine_->Open(/*reopening=*/state->has_value(), committed_below); !opened) {
+  if (auto opened = pc->machine_->Open(/*reopening=*/state.has_value(), committed_below); !opened) {
     return std::unexpected(opened.error());
   }
   // Records carry the configuration they were written in (txn/records.h).
@@ -183,7 +190,8 @@ std::expected<ProcessCluster::Joined, std::string> ProcessCluster::JoinFirst(con
 }
 
 std::expected<ProcessCluster::Joined, std::string> ProcessCluster::Rejoin(const std::string& node, MachineId id,
-                                                                          const std::string& fabric_address) {
+                                                                          const std::string& fabric_address,
+                                                                          RegionId next_region) {
   // The whole cluster restarts together, and recovers together (every member's log decides what
   // committed), in a new configuration with the same members.
   const ProcessClusterOptions& o = options_;
@@ -199,12 +207,7 @@ std::expected<ProcessCluster::Joined, std::string> ProcessCluster::Rejoin(const 
     return std::unexpected(MemberFile(o.data_dir).string() + " says this node is machine " + std::to_string(id) +
                            " of cluster \"" + o.cluster_name + "\", which its configuration in ZooKeeper does not have");
   }
-  std::string note;
-  if (id == (*stored)->cm) {
-    auto state = LoadMachineState(PosixFiles(), StatePath(id));
-    if (!state) return std::unexpected(state.error());
-    if (*state) note = NextRegionNote((*state)->next_region);
-  }
+  const std::string note = id == (*stored)->cm ? NextRegionNote(next_region) : "";
   Log("event=cluster_restarting cluster=" + o.cluster_name + " node=" + node + " machine=" + std::to_string(id) +
       " fabric=" + fabric_address + " configuration=" + std::to_string((*stored)->id));
   auto restarted = zk_cluster_->Restart(**stored, id, note, o.start_timeout, [&](const std::string& what) {
@@ -218,10 +221,6 @@ std::expected<ProcessCluster::Joined, std::string> ProcessCluster::Rejoin(const 
                            std::to_string(configuration_.cm) + "'s machine.state)");
   }
   return Joined{node, id, *next};
-}
-
-std::filesystem::path ProcessCluster::StatePath(MachineId id) const {
-  return options_.data_dir / ("m" + std::to_string(id)) / "machine.state";
 }
 
 ProcessCluster::~ProcessCluster() { Stop(); }

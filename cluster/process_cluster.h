@@ -86,9 +86,10 @@ class ProcessCluster {
   };
   // A fresh node: registers and waits for the first configuration.
   std::expected<Joined, std::string> JoinFirst(const std::string& fabric_address);
-  // A member restarting (its data directory says it is `node`, machine `id`): ZooKeeperCluster::Restart.
-  std::expected<Joined, std::string> Rejoin(const std::string& node, MachineId id, const std::string& fabric_address);
-  std::filesystem::path StatePath(MachineId id) const;  // that machine's machine.state here
+  // A member restarting (its data directory says it is `node`, machine `id`, and its state's
+  // next region id is `next_region`, the note it gives as the CM): ZooKeeperCluster::Restart.
+  std::expected<Joined, std::string> Rejoin(const std::string& node, MachineId id, const std::string& fabric_address,
+                                            RegionId next_region);
   void Log(const std::string& line) const;
   std::vector<std::byte> RecoveryStateReply(const Message& m);
 
