@@ -45,6 +45,8 @@ LocalCluster::LocalCluster(LocalClusterOptions options)
   mo.clock = options_.clock;
   mo.sync_interval = options_.sync_interval;
   mo.gc_interval = options_.gc_interval;
+  mo.lease = options_.lease;
+  mo.log = options_.log;
   if (options_.transport == LocalClusterOptions::Transport::kTcp) {
     if (auto started = StartTcpFabrics(); !started) {
       error_ = started.error();
@@ -111,10 +113,8 @@ void LocalCluster::Stop() {
   for (auto& f : tcp_fabrics_) f->Shutdown();
 }
 
-void LocalCluster::WaitForClocks() {
-  for (auto& m : machines_) {
-    while (!m->clock().TryNow()) std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
+void LocalCluster::WaitUntilServing() {
+  for (auto& m : machines_) (void)m->WaitUntilServing(std::chrono::steady_clock::time_point::max());
 }
 
 }  // namespace farmdb::cluster

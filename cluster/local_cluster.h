@@ -35,6 +35,8 @@ struct LocalClusterOptions {
   ClockOptions clock;
   std::chrono::microseconds sync_interval{500};
   std::chrono::microseconds gc_interval{5000};  // MachineOptions::gc_interval
+  std::chrono::milliseconds lease = kDefaultLease;  // MachineOptions::lease
+  std::function<void(const std::string&)> log;     // MachineOptions::log
   std::vector<ClockSkew> skews;  // per machine; missing entries mean none
   uint64_t seed = 1;
   // kTcp: every machine on a TcpFabric of its own on 127.0.0.1; the LocalFabric's fault
@@ -61,8 +63,9 @@ class LocalCluster {
   LocalFabric& fabric() { return fabric_; }
   SkewedTimeSource& time_source(MachineId id) { return *times_[id]; }
   const std::filesystem::path& data_dir() const { return data_dir_; }
-  // Blocks until every machine's clock is enabled (synchronised with the CM at least once).
-  void WaitForClocks();
+  // Blocks until every machine's clock is enabled (synchronised with the CM at least once) and
+  // it holds its lease (Machine::WaitUntilServing).
+  void WaitUntilServing();
   void Stop();
 
  private:

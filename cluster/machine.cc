@@ -1,6 +1,10 @@
 #include "cluster/machine.h"
 
 #include <algorithm>
+#include <cstring>
+
+#include <pthread.h>
+#include <sched.h>
 
 #include "cluster/codec.h"
 #include "cluster/crash_point.h"
@@ -59,7 +63,8 @@ Machine::Machine(MachineId id, int machines, Fabric* fabric, TimeSource* time,
     : id_(id), machines_(machines), fabric_(fabric), options_(std::move(options)),
       files_(options_.files ? options_.files : &PosixFiles()), paused_(std::move(paused)), clock_(time, options_.clock, id == 0),
       regions_per_machine_(machines, 0), oat_reported_(machines, 0),
-      gc_local_reported_(machines, 0), last_heard_(new std::atomic<int64_t>[machines]()) {
+      gc_local_reported_(machines, 0), last_heard_(new std::atomic<int64_t>[machines]()),
+      leases_(id, machines, options_.lease, options_.clock.drift_ppm), was_suspected_(machines, false) {
   fabric_->SetHandler(id_, [this](Message m) { Dispatch(std::move(m)); });
   // Clock sync is latency-bound: its round trip widens every machine's uncertainty (§4.1).
   OnMessage(kMsgSyncRequest, [this](Message m) { OnSyncRequest(m); }, HandlerThread::kAnyThread);
@@ -234,7 +239,7 @@ void Machine::RaiseTimeFloor() {
 
 void Machine::Start() {
   control_thread_ = std::thread([this] { ControlLoop(); });
-  sync_thread_ = std::thread([this] { SyncLoop(); });
+  lease_thread_ = std::thread([this] { LeaseLoop(); });
 }
 
 void Machine::Stop() {
@@ -248,7 +253,7 @@ void Machine::Stop() {
     rpc_cv_.notify_all();
   }
   if (control_thread_.joinable()) control_thread_.join();
-  if (sync_thread_.joinable()) sync_thread_.join();
+  if (lease_thread_.joinable()) lease_thread_.join();
 }
 
 // ---------------------------------------------------------------- messages
@@ -546,12 +551,59 @@ Timestamp Machine::OatLocal() {
   return oat;
 }
 
-void Machine::SyncLoop() {
+void Machine::LeaseLoop() {
+  if (machines_ > 1) {
+    // FaRM §5.1: renewals must not wait behind other threads for a CPU. It sleeps between
+    // ticks, so it cannot starve them.
+    sched_param param{};
+    param.sched_priority = sched_get_priority_max(SCHED_FIFO) / 2;
+    if (int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param); err != 0) {
+      Log("event=lease_thread_priority machine=" + std::to_string(id_) + " policy=normal reason=\"" +
+          std::strerror(err) + "\" (SCHED_FIFO needs CAP_SYS_NICE or an RLIMIT_RTPRIO)\"");
+    }
+  }
   while (!stop_.load()) {
     if (IsCm()) RaiseTimeFloor();
-    if (!Paused()) SyncTick();
+    if (!Paused()) {
+      SyncTick();
+      CheckLeases();
+    }
     std::this_thread::sleep_for(IsCm() ? options_.gc_interval : options_.sync_interval);
   }
+}
+
+void Machine::CheckLeases() {
+  if (machines_ == 1) return;
+  const int64_t now = clock_.LocalNanos();
+  const auto ms = [](std::chrono::nanoseconds d) {
+    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
+  };
+  for (MachineId m = 0; m < static_cast<MachineId>(machines_); ++m) {
+    const bool suspected = leases_.Suspects(m, now);
+    if (suspected == was_suspected_[m]) continue;
+    was_suspected_[m] = suspected;
+    if (suspected) suspicions_.fetch_add(1, std::memory_order_relaxed);
+    Log((suspected ? "event=lease_expired machine=" : "event=lease_renewed machine=") + std::to_string(id_) +
+        " holder=" + std::to_string(m) + " lease_ms=" + ms(leases_.lease()));
+  }
+  const bool held = leases_.Held(now);
+  if (held == was_held_) return;
+  was_held_ = held;
+  // Losing it fences this machine: its transactions fail until it holds one again.
+  Log((held ? "event=lease_held machine=" : "event=lease_lost machine=") + std::to_string(id_) +
+      " lease_ms=" + ms(leases_.lease()));
+}
+
+void Machine::Log(const std::string& line) const {
+  if (options_.log) options_.log(line);
+}
+
+bool Machine::WaitUntilServing(std::chrono::steady_clock::time_point deadline) {
+  while (!clock_.TryNow() || !LeaseHeld()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  return true;
 }
 
 void Machine::SyncTick() {
@@ -571,12 +623,17 @@ void Machine::SyncTick() {
   {
     std::lock_guard lock(sync_mu_);
     seq = ++sync_seq_;
-    // Replies older than a few rounds are treated as lost (the message may have been dropped).
-    while (sync_sent_.size() > 16) sync_sent_.erase(sync_sent_.begin());
-    sync_sent_[seq] = clock_.LocalNanos();
+    // A request older than a lease can no longer renew it (lease.h): its reply, if one still
+    // comes, is treated as lost.
+    const int64_t now = clock_.LocalNanos();
+    while (!sync_sent_.empty() && sync_sent_.begin()->second + leases_.lease().count() < now) {
+      sync_sent_.erase(sync_sent_.begin());
+    }
+    sync_sent_[seq] = now;
     w.U64(seq);
   }
-  w.U64(oat), w.U64(gc_local);
+  // The grant of the CM's latest lease request (lease.h: the handshake's third message).
+  w.U64(oat), w.U64(gc_local), w.U64(static_cast<uint64_t>(cm_request_.load(std::memory_order_acquire)));
   Send(0, kMsgSyncRequest, std::move(body));
   sync_sent_seq_.store(seq, std::memory_order_release);
 }
@@ -605,8 +662,12 @@ void Machine::OnSyncRequest(const Message& m) {
   ByteReader r(m.body);
   uint64_t seq = r.U64();
   Timestamp oat = r.U64(), gcl = r.U64();
-  if (!r.ok()) return;
-  if (m.from < static_cast<MachineId>(machines_)) last_heard_[m.from].store(clock_.LocalNanos(), std::memory_order_relaxed);
+  int64_t cm_request = static_cast<int64_t>(r.U64());
+  if (!r.ok() || m.from >= static_cast<MachineId>(machines_)) return;
+  const int64_t arrived = clock_.LocalNanos();
+  last_heard_[m.from].store(arrived, std::memory_order_relaxed);
+  leases_.Grant(m.from, arrived);
+  if (cm_request != 0) leases_.Granted(m.from, cm_request, arrived);
   CmAdvanceGc(m.from, oat, gcl);
   Timestamp oat_cm, gc_cm;
   {
@@ -614,6 +675,7 @@ void Machine::OnSyncRequest(const Message& m) {
     oat_cm = *std::ranges::min_element(oat_reported_);
     gc_cm = *std::ranges::min_element(gc_local_reported_);
   }
+  // The CM's time is also its lease request: the member's grant echoes it.
   std::vector<std::byte> body;
   ByteWriter w(&body);
   w.U64(seq), w.U64(static_cast<uint64_t>(clock_.LocalNanos())), w.U64(oat_cm), w.U64(gc_cm);
@@ -644,6 +706,9 @@ void Machine::OnSyncReply(const Message& m) {
   }
   clock_.OnSync({t_send, t_cm, t_recv});
   if (m.from < static_cast<MachineId>(machines_)) last_heard_[m.from].store(t_recv, std::memory_order_relaxed);
+  leases_.Granted(0, t_send, t_recv);
+  leases_.Grant(0, t_recv);
+  cm_request_.store(t_cm, std::memory_order_release);
   if (oat_cm > gc_local_.load()) gc_local_.store(oat_cm, std::memory_order_release);
   if (gc_cm > gc_.load()) gc_.store(gc_cm, std::memory_order_release);
   if (seq > sync_applied_seq_.load()) sync_applied_seq_.store(seq, std::memory_order_release);

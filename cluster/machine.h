@@ -1,16 +1,19 @@
 // Machine: one member of a cluster. Owns its clock, the region replicas it stores, its copy of
 // the region map, and a message dispatcher with a small RPC facility on top of the Fabric.
 //
-// Machine 0 is the CM: clock master (FaRMv2 §4.1), region allocator (FaRM §3) and collector of
-// the oldest-active-transaction values (FaRMv2 §4.5-4.6). Other machines run a sync thread that
-// periodically sends a sync request to the CM (standing in for the lease request) carrying
-// OAT_local and GC_local; the reply carries the CM's time, OAT_CM and GC_CM. GC_local takes
-// OAT_CM (first round), GC takes GC_CM = min of GC_local (second round), so GC <= every
-// GC_local anywhere. The CM runs the same computation for itself on its own tick.
+// Machine 0 is the CM: clock master (FaRMv2 §4.1), region allocator (FaRM §3), grantor of the
+// members' leases (FaRM §5.1) and collector of the oldest-active-transaction values (FaRMv2
+// §4.5-4.6). Other machines run a lease thread that periodically sends the CM a sync request: a
+// lease request (lease.h) that also carries OAT_local and GC_local; the reply grants the lease
+// and carries the CM's time, OAT_CM and GC_CM. GC_local takes OAT_CM (first round), GC takes
+// GC_CM = min of GC_local (second round), so GC <= every GC_local anywhere. The CM runs the same
+// computation for itself on its own tick, and checks the leases it granted.
 //
 // Threads: the fabric thread runs message handlers; a control thread runs blocking RPC handlers
-// (the CM's region allocation); the sync thread. Thread-safe. Failure detection, leases and
-// reconfiguration are not implemented yet (a later issue).
+// (the CM's region allocation); the lease thread, at real-time priority where the process may.
+// Thread-safe. A lease that expires is logged and counted (suspicion), and a machine that lost
+// its own lease stops serving (LeaseHeld); reconfiguration is not implemented yet (a later
+// increment of the failure issue).
 #pragma once
 
 #include <chrono>
@@ -31,6 +34,7 @@
 #include "cluster/clock.h"
 #include "cluster/fabric/fabric.h"
 #include "cluster/files.h"
+#include "cluster/lease.h"
 #include "cluster/machine_state.h"
 #include "cluster/mapped_file.h"
 #include "cluster/region_map.h"
@@ -51,6 +55,7 @@ enum MsgType : uint16_t {
   kMsgRecoveryState = 9,  // ProcessCluster::ExchangeRecoveryState
 };
 
+
 // A region's placement as kMsgRegionPrepare, kMsgRegionCommit and kMsgRegionAbort carry it.
 std::vector<std::byte> EncodePlacement(const RegionPlacement& p);
 
@@ -68,6 +73,10 @@ struct MachineOptions {
   // ticks; waking 2,000 times a second instead cost a single machine 2-3 us of CPU per pgbench
   // transaction (sql/bench/RESULTS.md, "What limits the figures").
   std::chrono::microseconds gc_interval{5000};
+  std::chrono::milliseconds lease = kDefaultLease;  // farmdb.lease_ms (lease.h)
+  // Where the lease thread reports what it sees (a lease expired or renewed, its priority), one
+  // line of key=value pairs each; null: nowhere.
+  std::function<void(const std::string&)> log;
 };
 
 class Machine {
@@ -170,14 +179,27 @@ class Machine {
   std::optional<std::chrono::nanoseconds> SinceHeard(MachineId m) const;
   uint64_t SyncReplyApplied() const { return sync_applied_seq_.load(std::memory_order_acquire); }
 
+  // --- leases (lease.h) ---
+  // Whether this machine may serve now: it holds its lease (the CM: at a majority).
+  bool LeaseHeld() const { return leases_.Held(clock_.LocalNanos()); }
+  // Waits until the clock is synchronised and the lease held; false if `deadline` came first.
+  bool WaitUntilServing(std::chrono::steady_clock::time_point deadline);
+  const LeaseTable& leases() const { return leases_; }
+  int64_t LocalNanos() const { return clock_.LocalNanos(); }
+  // How many times a lease this machine granted expired (it suspected the holder).
+  uint64_t Suspicions() const { return suspicions_.load(std::memory_order_relaxed); }
+
  private:
   // Call and CallFor; without a deadline, until the reply or Stop.
   std::optional<std::vector<std::byte>> CallUntil(MachineId to, uint16_t type, std::vector<std::byte> body,
                                                   std::optional<std::chrono::steady_clock::time_point> deadline);
   void Dispatch(Message msg);
   void ControlLoop();
-  void SyncLoop();
+  void LeaseLoop();
   void SyncTick();
+  // The lease thread's check of what expired or came back since its last tick (logged).
+  void CheckLeases();
+  void Log(const std::string& line) const;
   void OnSyncRequest(const Message& m);
   void OnSyncReply(const Message& m);
   void CmAdvanceGc(MachineId m, Timestamp oat_local, Timestamp gc_local);
@@ -247,9 +269,18 @@ class Machine {
   std::unique_ptr<std::atomic<int64_t>[]> last_heard_;
   std::atomic<uint64_t> sync_applied_seq_{0};
 
+  LeaseTable leases_;
+  // The CM's send time in its latest reply (its lease request), which the next sync request
+  // grants; 0: none yet (non-CM).
+  std::atomic<int64_t> cm_request_{0};
+  std::atomic<uint64_t> suspicions_{0};
+  // What CheckLeases saw last (lease thread only).
+  bool was_held_ = false;
+  std::vector<bool> was_suspected_;
+
   std::atomic<bool> stop_{false};
   std::thread control_thread_;
-  std::thread sync_thread_;
+  std::thread lease_thread_;
 };
 
 }  // namespace farmdb::cluster

@@ -50,7 +50,7 @@ TEST(MachineTest, SkewedClocksSynchroniseWithinBoundAndIntervalsContainMasterTim
   o.skews = {{0, 300}, {5'000'000'000, -400}, {-200'000'000, 450}};
   o.sync_interval = std::chrono::microseconds(200);
   LocalCluster c(o);
-  c.WaitForClocks();
+  c.WaitUntilServing();
   for (int k = 0; k < 200; ++k) {
     for (MachineId m = 1; m < 3; ++m) {
       Interval iv = c.machine(m).clock().Now();
@@ -70,7 +70,7 @@ TEST(MachineTest, GcLocalNeverPassesAPinnedOat) {
   o.gc_interval = o.sync_interval;  // CM rounds as often as machine 1's
   LocalCluster c(o);
   std::atomic<Timestamp> pinned{0};
-  c.WaitForClocks();
+  c.WaitUntilServing();
   // The pin is taken on the provider's first call, not before installing it: a report sent in
   // between would carry a later OAT (the default, Now().lower) and lawfully move GC past the pin.
   c.machine(1).SetOatProvider([&] {
@@ -99,7 +99,7 @@ TEST(MachineTest, GcSafePointWaitsForEveryMachinesGcLocal) {
   o.sync_interval = std::chrono::microseconds(200);
   o.gc_interval = o.sync_interval;  // CM rounds as often as machine 1's
   LocalCluster c(o);
-  c.WaitForClocks();
+  c.WaitUntilServing();
   Machine& cm = c.machine(0);
   Machine& m1 = c.machine(1);
   while (m1.GcLocal() == 0) std::this_thread::yield();

@@ -147,6 +147,8 @@ std::expected<std::unique_ptr<ProcessCluster>, std::string> ProcessCluster::Star
   mo.region_size = pc->settings_.region_size;
   mo.replicas = std::min(pc->settings_.replicas, static_cast<int>(addresses->size())) - 1;
   mo.clock = o.clock;
+  mo.lease = pc->settings_.lease;
+  mo.log = [pc = pc.get()](const std::string& line) { pc->Log(line); };
   pc->machine_ = std::make_unique<Machine>(id, static_cast<int>(addresses->size()), pc->fabric_.get(), pc->time_.get(),
                                            mo, [] { return false; });
   if (auto opened = pc->machine_->Open(/*reopening=*/state.has_value(), committed_below); !opened) {
@@ -161,12 +163,10 @@ std::expected<std::unique_ptr<ProcessCluster>, std::string> ProcessCluster::Star
   pc->machine_->Start();
   pc->Log("event=cluster_member cluster=" + o.cluster_name + " machine=" + std::to_string(id) +
           " machines=" + std::to_string(addresses->size()) + " configuration=" + std::to_string(c.id));
-  auto deadline = std::chrono::steady_clock::now() + o.start_timeout;
-  while (!pc->machine_->clock().TryNow()) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return std::unexpected("no clock synchronisation with the CM (machine 0) within the start timeout");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (!pc->machine_->WaitUntilServing(std::chrono::steady_clock::now() + o.start_timeout)) {
+    return std::unexpected(pc->machine_->IsCm()
+                               ? "no lease from a majority of the configuration within the start timeout"
+                               : "no clock synchronisation and lease from the CM (machine 0) within the start timeout");
   }
   return pc;
 }

@@ -66,7 +66,7 @@ std::expected<void, std::string> Put(ZooKeeperSession& session, const std::strin
 std::string EncodeClusterSettings(const ClusterSettings& s) {
   std::ostringstream out;
   out << kSettingsMagic << "\nreplicas " << s.replicas << "\nregion_size " << s.region_size
-      << "\nlog_size " << s.log_size << "\nsecret " << s.secret << "\nend\n";
+      << "\nlog_size " << s.log_size << "\nlease_ms " << s.lease.count() << "\nsecret " << s.secret << "\nend\n";
   return out.str();
 }
 
@@ -84,6 +84,12 @@ std::expected<ClusterSettings, std::string> DecodeClusterSettings(std::string_vi
     if (key == "replicas") f >> s.replicas;
     else if (key == "region_size") f >> s.region_size;
     else if (key == "log_size") f >> s.log_size;
+    else if (key == "lease_ms") {
+      int64_t ms = 0;
+      f >> ms;
+      s.lease = std::chrono::milliseconds(ms);
+      if (ms < 1) return std::unexpected("malformed cluster settings line: " + line);
+    }
     else if (key == "secret") f >> s.secret;
     else if (key == "end") ended = true;
     else return std::unexpected("unknown cluster settings line: " + line);
@@ -121,6 +127,9 @@ std::expected<ClusterSettings, std::string> ZooKeeperCluster::CreateOrJoin(const
   if (auto d = differs("farmdb.replicas", theirs->replicas, wanted.replicas); !d) return std::unexpected(d.error());
   if (auto d = differs("the region size", theirs->region_size, wanted.region_size); !d) return std::unexpected(d.error());
   if (auto d = differs("the log size", theirs->log_size, wanted.log_size); !d) return std::unexpected(d.error());
+  if (auto d = differs("farmdb.lease_ms", theirs->lease.count(), wanted.lease.count()); !d) {
+    return std::unexpected(d.error());
+  }
   if (!wanted.secret.empty() && wanted.secret != theirs->secret) {
     return std::unexpected("farmdb.cluster_secret differs from cluster \"" + name_ + "\"'s");
   }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/lease.h"
 #include "cluster/zookeeper.h"
 
 namespace farmdb::cluster {
@@ -28,6 +29,8 @@ struct ClusterSettings {
   int replicas = 3;                    // farmdb.replicas: f + 1 copies of every region
   uint64_t region_size = 64ull << 20;  // bytes
   uint64_t log_size = 32ull << 20;     // each machine's log ring per sender, bytes
+  // farmdb.lease_ms: grantor and holder must count the same lease (lease.h).
+  std::chrono::milliseconds lease = kDefaultLease;
   std::string secret;                  // the fabric's shared secret (TcpFabricOptions::secret)
 };
 

@@ -12,7 +12,8 @@ read one clock. Checks:
     the others) and after kill -9 of every node in the middle of transfers: every acknowledged
     transfer is there on each node, the money is conserved, nextval does not repeat;
   - farmctl status shows the configuration, commits coordinated on every node and region
-    primaries on every node; farmctl regions shows every replica equal to its primary once the
+    primaries on every node, every member holding its lease and none suspected; farmctl regions
+    shows every replica equal to its primary once the
     cluster is quiet;
   - a joiner asking for other settings is refused, naming the setting; a node starting after
     the cluster formed is refused;
@@ -226,6 +227,8 @@ try:
           "farmctl status: region primaries on every node")
     check(all(m["heard_ms_ago"] is not None and m["heard_ms_ago"] < 5000 for m in members if m["machine"] != 0),
           "farmctl status: the CM heard every member recently")
+    check(all(m["lease_held"] for m in members) and not any(m["suspected"] for m in members),
+          f"farmctl status: every member holds its lease, none is suspected: {members}")
     uncertainty = {m["machine"]: m["clock_uncertainty_ns"] for m in members}
     print(f"clock uncertainty, ns: {uncertainty}")
     check(uncertainty.get(0) == 0 and all(u is not None and 0 < u < 50_000_000 for m, u in uncertainty.items() if m),

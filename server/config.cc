@@ -296,6 +296,10 @@ std::expected<void, std::string> SetConfigValue(Config& config, std::string_view
     auto secret = ReadSecretFile(std::string(value));
     if (!secret) return std::unexpected(secret.error());
     config.cluster_secret = std::move(*secret);
+  } else if (name == "farmdb.lease_ms") {
+    auto v = ParseInteger(value);
+    if (!v || *v < 1 || *v > 600'000) return std::unexpected("farmdb.lease_ms must be between 1 and 600000");
+    config.lease = std::chrono::milliseconds(*v);
   } else if (name == "farmdb.test_clock_offset_ns") {
     auto v = ParseInteger(value);
     if (!v) return std::unexpected("farmdb.test_clock_offset_ns must be an integer");

@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/lease.h"
+
 namespace farmdb::server {
 
 enum class AuthMethod { kTrust, kReject, kPassword, kMd5, kScramSha256 };
@@ -72,6 +74,9 @@ struct Config {
   int replicas = 3;
   std::string cluster_secret;
   int64_t test_clock_offset_ns = 0;
+  // farmdb.lease_ms: how long a machine's lease lasts (cluster/lease.h); on a cluster, the
+  // creator's value holds and a joiner asking for another is refused.
+  std::chrono::milliseconds lease = cluster::kDefaultLease;
   // farmdb.connection_workers: threads that run the connections as fibers (cluster/fibers.h);
   // 0: a thread per connection. Unset: one per core on one machine, and 0 on several, whose
   // commits wait for the other machines in ways that still block a worker's other sessions.

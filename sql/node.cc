@@ -41,7 +41,7 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
     po.cluster_name = m.cluster_name;
     po.fabric_address = m.fabric_address;
     po.settings = {.replicas = m.replicas, .region_size = options.region_size, .log_size = options.log_size,
-                   .secret = m.secret};
+                   .lease = options.lease, .secret = m.secret};
     po.skew.offset_ns = m.clock_offset_ns;
     po.log = options.log;
     if (options.data_dir.empty()) return std::unexpected("a member of a multi-process cluster needs a data directory");
@@ -61,11 +61,13 @@ std::expected<std::shared_ptr<Node>, std::string> Node::Start(NodeOptions option
     co.replicas = std::min(2, options.machines - 1);
     co.region_size = options.region_size;
     co.verify_images = options.verify_images;
+    co.lease = options.lease;
+    co.log = options.log;
     if (!options.data_dir.empty()) co.data_dir = options.data_dir / "cluster";
     node->cluster_->local = std::make_unique<cluster::LocalCluster>(std::move(co));
     cluster::LocalCluster& lc = *node->cluster_->local;
     if (!lc.error().empty()) return std::unexpected(lc.error());
-    lc.WaitForClocks();
+    lc.WaitUntilServing();
     for (int m = 0; m < lc.size(); ++m) machines.push_back(&lc.machine(static_cast<cluster::MachineId>(m)));
   }
   txn::EngineOptions engine_options;
@@ -201,6 +203,9 @@ std::vector<MachineStats> Node::MachineStatistics() const {
       s.aborts_by_reason.emplace_back(txn::AbortReasonName(static_cast<txn::AbortReason>(r)), n);
     }
     if (auto now = machine.clock().TryNow()) s.clock_uncertainty_ns = static_cast<int64_t>(now->upper - now->lower);
+    s.lease_ms = std::chrono::duration<double, std::milli>(machine.leases().lease()).count();
+    s.lease_held = machine.LeaseHeld();
+    s.suspicions = machine.Suspicions();
     if (fabric) {
       s.fabric_frames_out = fabric->frames_out;
       s.fabric_bytes_out = fabric->bytes_out;
@@ -217,8 +222,16 @@ std::vector<PeerStats> Node::PeerStatistics() const {
     cluster::Machine& machine = m->engine->machine();
     for (cluster::MachineId peer = 0; peer < static_cast<cluster::MachineId>(machine.machines()); ++peer) {
       if (peer == machine.id()) continue;
-      PeerStats p{machine.id(), peer, std::nullopt};
-      if (auto since = machine.SinceHeard(peer)) p.heard_ms_ago = std::chrono::duration<double, std::milli>(*since).count();
+      const auto ms = [](std::chrono::nanoseconds d) { return std::chrono::duration<double, std::milli>(d).count(); };
+      const cluster::LeaseTable& leases = machine.leases();
+      const int64_t now = machine.LocalNanos();
+      PeerStats p{.machine = machine.id(), .peer = peer};
+      if (auto since = machine.SinceHeard(peer)) p.heard_ms_ago = ms(*since);
+      if (auto left = leases.HeldFor(peer, now)) {
+        p.lease_left_ms = ms(*left);
+        p.longest_renewal_gap_ms = ms(leases.LongestRenewalGap(peer));
+      }
+      p.suspected = leases.Suspects(peer, now);
       out.push_back(p);
     }
   }

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/lease.h"
 #include "sql/exec/snapshot_registry.h"
 #include "sql/system/cluster_stats.h"
 #include "storage/catalog.h"
@@ -67,6 +68,8 @@ struct NodeOptions {
   uint64_t log_size = 32ull << 20;
   // Check every region image's data at start (cluster::MachineOptions::verify_images).
   bool verify_images = false;
+  // farmdb.lease_ms (cluster/lease.h); a cluster's creator fixes it for the cluster.
+  std::chrono::milliseconds lease = cluster::kDefaultLease;
   // Where recovery and checkpoints report (txn::EngineOptions::log); null: stderr.
   std::function<void(const std::string&)> log;
   // Roles the catalog starts with besides the bootstrap superuser (oid 10): farmdb.conf's, so

@@ -360,6 +360,9 @@ std::expected<CommitInfo, TxnError> Txn::Commit(CommitWait wait) {
       !ValidatePhase(/*read_only=*/false)) {
     w = std::unexpected(TxnError{TxnErrorCode::kAborted, AbortReason::kValidationFailure});
   }
+  // The last moment to abort cleanly: from COMMIT-BACKUP on the commit may be recovered. A
+  // machine without its lease may be outside the configuration, where nothing may commit.
+  if (w && !engine.machine().LeaseHeld()) w = std::unexpected(TxnError{TxnErrorCode::kFenced});
   bool backups_sent = false;
   if (w) {
     backups_sent = true;

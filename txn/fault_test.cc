@@ -1,5 +1,6 @@
 // Faults that must never break safety (issue item 7): delayed and reordered fabric operations,
-// dropped clock-sync messages, and a paused machine that stalls only the commits that need it.
+// dropped clock-sync messages, a paused machine that stalls only the commits that need it, and a
+// machine cut off from the CM, which stops serving once its lease expires.
 
 #include <gtest/gtest.h>
 
@@ -39,6 +40,7 @@ TEST(FaultTest, PausedMachineStallsOnlyTransactionsThatNeedIt) {
   co.machines = 3;
   co.replicas = 0;  // regions live only on their primary, so machine 0's data needs no one else
   co.region_size = 8 << 20;
+  co.lease = std::chrono::minutes(1);  // about stalls: machine 2 keeps serving while paused
   TestCluster c(co, {});
   // About the commit protocol's own waits: a synchronous commit waits for every machine's
   // durable log (durability.h), so a paused machine would stall them all.
@@ -96,6 +98,61 @@ TEST(FaultTest, PausedMachineStallsOnlyTransactionsThatNeedIt) {
   c.cluster().fabric().SetPaused(2, false);
   stalled.join();
   EXPECT_TRUE(done.load());
+}
+
+// Fencing (cluster/lease.h): a machine cut off from the CM begins no transaction once its lease
+// expired, and one that began before fails at commit without writing anything. Machine 1, which
+// holds the object, stays reachable, so the commit gets as far as its locks.
+TEST(FaultTest, AMachineWithoutItsLeaseCommitsNothing) {
+  cluster::LocalClusterOptions co;
+  co.machines = 3;
+  co.replicas = 0;
+  co.region_size = 8 << 20;
+  co.lease = std::chrono::milliseconds(200);
+  TestCluster c(co, {});
+  auto w1 = c.engine(1).NewWorker();
+  auto w2 = c.engine(2).NewWorker();
+  auto write = [](Txn& t, Addr a, uint64_t v) {
+    std::vector<std::byte> b(8);
+    std::memcpy(b.data(), &v, 8);
+    return t.Write(a, b);
+  };
+  auto read = [](Worker& w, Addr a) {
+    auto t = *w.Begin({});
+    auto got = t->Read(a);
+    EXPECT_TRUE(got);
+    uint64_t v = 0;
+    if (got) std::memcpy(&v, got->data(), 8);
+    return v;
+  };
+  Addr a;
+  {
+    auto t = *w1->Begin({});
+    a = *t->Alloc(8);
+    ASSERT_TRUE(write(*t, a, 1));
+    ASSERT_TRUE(t->Commit());
+  }
+  auto open = *w2->Begin({});
+  ASSERT_TRUE(write(*open, a, 2));
+  c.cluster().fabric().SetPartitioned(0, 2, true);
+  while (c.cluster().machine(2).LeaseHeld()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto begun = w2->Begin({});
+  ASSERT_FALSE(begun);
+  EXPECT_EQ(begun.error().code, TxnErrorCode::kFenced);
+  // Not waiting for durability, which would wait for machine 0's log (durability.h): without
+  // the fence, this commit would succeed.
+  open->SetSyncCommit(false);
+  auto committed = open->Commit();
+  ASSERT_FALSE(committed);
+  EXPECT_EQ(committed.error().code, TxnErrorCode::kFenced);
+  EXPECT_EQ(read(*w1, a), 1u) << "the fenced commit wrote nothing";
+  c.cluster().fabric().SetPartitioned(0, 2, false);
+  ASSERT_TRUE(c.cluster().machine(2).WaitUntilServing(std::chrono::steady_clock::now() + std::chrono::seconds(30)));
+  // Its locks were released: machine 2 writes the object once it serves again.
+  auto t = *w2->Begin({});
+  ASSERT_TRUE(write(*t, a, 3));
+  ASSERT_TRUE(t->Commit());
+  EXPECT_EQ(read(*w1, a), 3u);
 }
 
 }  // namespace

@@ -201,7 +201,7 @@ TEST(RecoveryApartTest, OneMachineOfSeveralWithoutAnExchangeDoesNotStart) {
   TempDir dir("recovery");
   cluster::LocalCluster cluster(Options(dir.path, 3));
   ASSERT_TRUE(cluster.error().empty()) << cluster.error();
-  cluster.WaitForClocks();
+  cluster.WaitUntilServing();
   cluster::Machine* machine = &cluster.machine(1);
   auto engines = TxnEngine::OpenAll(std::span(&machine, 1), Small());
   ASSERT_FALSE(engines.has_value());

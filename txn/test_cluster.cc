@@ -90,7 +90,7 @@ TestCluster::TestCluster(cluster::LocalClusterOptions cluster_options, EngineOpt
     std::fprintf(stderr, "TestCluster: %s\n", cluster_.error().c_str());
     std::abort();
   }
-  cluster_.WaitForClocks();
+  cluster_.WaitUntilServing();
   std::vector<cluster::Machine*> machines;
   for (int m = 0; m < cluster_.size(); ++m) machines.push_back(&cluster_.machine(m));
   auto e = open == Open::kTogether ? TxnEngine::OpenAll(machines, engine_options) : OpenApart(machines, engine_options);

@@ -70,6 +70,8 @@ enum class TxnErrorCode : uint8_t {
                      // or timed out, cluster::FabricError); it did not commit
   kOutcomeUnknown,   // Commit only: every remote primary's COMMIT-PRIMARY failed in flight; each
                      // may have landed, so the transaction may have committed
+  kFenced,           // Begin or Commit: this machine does not hold its lease (cluster/lease.h),
+                     // so it may be outside the configuration; the transaction did not commit
 };
 
 // What a failed one-sided operation means for a transaction: memory that is not there (an

@@ -53,6 +53,13 @@ std::expected<std::unique_ptr<Txn>, TxnError> Worker::Begin(TxnOptions options) 
     active_.insert(r);
   }
   if (options.snapshot_ts) clock.WaitUntilPast(r);
+  // Checked after R is taken: the configuration stays this machine's until its lease expires
+  // (lease.h), so every commit at or below R is one this machine can see.
+  if (!engine_->machine().LeaseHeld()) {
+    std::lock_guard l(active_mu_);
+    active_.erase(active_.find(r));
+    return std::unexpected(TxnError{TxnErrorCode::kFenced});
+  }
   return std::unique_ptr<Txn>(new Txn(this, id, options, r));
 }
 

@@ -38,6 +38,12 @@ Error TxnFailure(const txn::TxnError& e) {
     err.hint = "The node may be down or partitioned away; retry once it is back.";
     return err;
   }
+  if (e.code == txn::TxnErrorCode::kFenced) {
+    Error err = MakeError("08006", "this node is cut off from the cluster: its lease at the configuration manager expired");
+    err.detail = "The transaction did not commit.";
+    err.hint = "Connect to another node, or retry once this node is back in touch with the cluster.";
+    return err;
+  }
   if (e.code == txn::TxnErrorCode::kOutcomeUnknown) {
     Error err = MakeError("40003", "the outcome of the commit is unknown: a node that holds its data did not answer");
     err.detail = "The transaction may or may not have committed.";

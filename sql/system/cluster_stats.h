@@ -26,6 +26,9 @@ struct MachineStats {
   // aborts by txn::AbortReason, every reason (its name: lock_conflict, ...), zeros included.
   std::vector<std::pair<std::string, uint64_t>> aborts_by_reason;
   std::optional<int64_t> clock_uncertainty_ns;  // U - L of its clock now; nullopt: not synchronised
+  double lease_ms = 0;       // farmdb.lease_ms
+  bool lease_held = false;   // it holds its lease (cluster::Machine::LeaseHeld): it serves
+  uint64_t suspicions = 0;   // times a lease it granted expired
   // The tcp fabric's counters since the process started (nullopt in a single process).
   std::optional<uint64_t> fabric_frames_out, fabric_bytes_out, fabric_system_calls;
 };
@@ -34,6 +37,10 @@ struct PeerStats {
   uint32_t machine = 0;  // the local machine
   uint32_t peer = 0;
   std::optional<double> heard_ms_ago;  // over the clock sync (cluster::Machine::SinceHeard)
+  // Leases with the peer (the CM has one with every member, a member one with the CM):
+  std::optional<double> lease_left_ms;  // of the one `machine` holds there; negative: expired
+  std::optional<double> longest_renewal_gap_ms;  // of that one (cluster::LeaseTable)
+  bool suspected = false;  // the lease `machine` granted `peer` expired
 };
 
 struct RegionStats {

@@ -14,6 +14,7 @@ using enum TypeId;
 
 Value Int8Value(int64_t v) { return Value::Int(kInt8, v); }
 Value OptionalInt8(const std::optional<uint64_t>& v) { return v ? Int8Value(static_cast<int64_t>(*v)) : Value::Null(kInt8); }
+Value OptionalFloat8(const std::optional<double>& v) { return v ? Value::Float(kFloat8, *v) : Value::Null(kFloat8); }
 
 ViewRows MachineRows(const SystemViewContext& ctx, const std::vector<SystemColumn>& columns) {
   ViewRows rows;
@@ -31,6 +32,9 @@ ViewRows MachineRows(const SystemViewContext& ctx, const std::vector<SystemColum
                        .Set("fabric_frames_out", OptionalInt8(m.fabric_frames_out))
                        .Set("fabric_bytes_out", OptionalInt8(m.fabric_bytes_out))
                        .Set("fabric_system_calls", OptionalInt8(m.fabric_system_calls))
+                       .Set("lease_ms", Value::Float(kFloat8, m.lease_ms))
+                       .Set("lease_held", BoolValue(m.lease_held))
+                       .Set("suspicions", Int8Value(static_cast<int64_t>(m.suspicions)))
                        .Take());
   }
   return rows;
@@ -56,7 +60,10 @@ ViewRows PeerRows(const SystemViewContext& ctx, const std::vector<SystemColumn>&
   for (const PeerStats& p : ctx.cluster->PeerStatistics()) {
     rows.push_back(RowBuilder(columns)
                        .Set("machine", Int4Value(p.machine)).Set("peer", Int4Value(p.peer))
-                       .Set("heard_ms_ago", p.heard_ms_ago ? Value::Float(kFloat8, *p.heard_ms_ago) : Value::Null(kFloat8))
+                       .Set("heard_ms_ago", OptionalFloat8(p.heard_ms_ago))
+                       .Set("lease_left_ms", OptionalFloat8(p.lease_left_ms))
+                       .Set("longest_renewal_gap_ms", OptionalFloat8(p.longest_renewal_gap_ms))
+                       .Set("suspected", BoolValue(p.suspected))
                        .Take());
   }
   return rows;
@@ -90,14 +97,17 @@ void AppendFarmdbStatViews(std::vector<std::unique_ptr<SystemView>>& views) {
       std::vector<SystemColumn>{{"machine", kInt4}, {"is_cm", kBool}, {"configuration", kInt8}, {"machines", kInt4},
                                 {"commits", kInt8}, {"read_only_commits", kInt8}, {"aborts", kInt8},
                                 {"clock_uncertainty_ns", kInt8}, {"fabric_frames_out", kInt8},
-                                {"fabric_bytes_out", kInt8}, {"fabric_system_calls", kInt8}},
+                                {"fabric_bytes_out", kInt8}, {"fabric_system_calls", kInt8}, {"lease_ms", kFloat8},
+                                {"lease_held", kBool}, {"suspicions", kInt8}},
       MachineRows));
   views.push_back(std::make_unique<GeneratedView>(
       "pg_catalog", "farmdb_stat_aborts", 16303, 'v',
       std::vector<SystemColumn>{{"machine", kInt4}, {"reason", kText}, {"count", kInt8}}, AbortRows));
   views.push_back(std::make_unique<GeneratedView>(
       "pg_catalog", "farmdb_stat_peers", 16301, 'v',
-      std::vector<SystemColumn>{{"machine", kInt4}, {"peer", kInt4}, {"heard_ms_ago", kFloat8}}, PeerRows));
+      std::vector<SystemColumn>{{"machine", kInt4}, {"peer", kInt4}, {"heard_ms_ago", kFloat8},
+                                {"lease_left_ms", kFloat8}, {"longest_renewal_gap_ms", kFloat8}, {"suspected", kBool}},
+      PeerRows));
   views.push_back(std::make_unique<GeneratedView>(
       "pg_catalog", "farmdb_stat_regions", 16302, 'v',
       std::vector<SystemColumn>{{"region", kInt8}, {"size", kInt8}, {"primary_machine", kInt4},

@@ -69,7 +69,9 @@ TEST_F(FarmdbStatTest, AbortsAreCountedByReason) {
 
 TEST_F(FarmdbStatTest, TheCmHearsEveryMachineAndEachHearsTheCm) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a few sync rounds
-  auto rows = Rows("SELECT machine, peer, heard_ms_ago FROM farmdb_stat_peers ORDER BY machine, peer");
+  auto rows = Rows(
+      "SELECT machine, peer, heard_ms_ago, lease_left_ms, longest_renewal_gap_ms, suspected "
+      "FROM farmdb_stat_peers ORDER BY machine, peer");
   ASSERT_EQ(rows.size(), 6u);
   for (const auto& r : rows) {
     const bool syncs = r[0] == "0" || r[1] == "0";  // members sync with the CM only
@@ -77,7 +79,17 @@ TEST_F(FarmdbStatTest, TheCmHearsEveryMachineAndEachHearsTheCm) {
     if (syncs && r[2] != "<NULL>") {
       EXPECT_LT(std::stod(r[2]), 1000.0);
     }
+    // Leases go the same ways: each member holds one at the CM and the CM one at each.
+    ASSERT_EQ(r[3] != "<NULL>", syncs) << r[0] << "'s lease at " << r[1];
+    if (syncs) {
+      EXPECT_GT(std::stod(r[3]), 0.0) << r[0] << "'s lease at " << r[1] << " runs";
+      EXPECT_GE(std::stod(r[4]), 0.0);
+    }
+    EXPECT_EQ(r[5], "f") << "nobody is suspected";
   }
+  auto machines = Rows("SELECT machine, lease_held, suspicions, lease_ms > 0 FROM farmdb_stat_machines ORDER BY machine");
+  ASSERT_EQ(machines.size(), 3u);
+  for (const auto& m : machines) EXPECT_EQ(m, (std::vector<std::string>{m[0], "t", "0", "t"}));
 }
 
 TEST_F(FarmdbStatTest, EveryRegionHasThreeReplicasEqualOnceQuiet) {
