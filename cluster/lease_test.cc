@@ -66,21 +66,21 @@ TEST(LeaseTest, APartitionedMemberIsFencedAndSuspectedAndComesBackWhenHealed) {
   Machine& m2 = c.machine(2);
   // The CM's lease at a member needs the member's next request: wait for both sides.
   while (!cm.LeaseHeld()) std::this_thread::sleep_for(milliseconds(1));
-  EXPECT_FALSE(cm.leases().Suspects(2, cm.LocalNanos()));
+  EXPECT_FALSE(cm.leases().Suspects(2, cm.clock().LocalNanos()));
   c.fabric().SetPartitioned(0, 2, true);
   // Safety: the CM suspects machine 2 (and could go on without it) only once machine 2 stopped
   // serving.
-  while (!cm.leases().Suspects(2, cm.LocalNanos())) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  while (!cm.leases().Suspects(2, cm.clock().LocalNanos())) std::this_thread::sleep_for(std::chrono::microseconds(100));
   EXPECT_FALSE(m2.LeaseHeld());
   while (cm.Suspicions() == 0) std::this_thread::sleep_for(milliseconds(1));  // the lease thread's count
-  EXPECT_TRUE(cm.leases().Suspects(2, cm.LocalNanos()));
-  EXPECT_FALSE(cm.leases().Suspects(1, cm.LocalNanos()));
+  EXPECT_TRUE(cm.leases().Suspects(2, cm.clock().LocalNanos()));
+  EXPECT_FALSE(cm.leases().Suspects(1, cm.clock().LocalNanos()));
   EXPECT_TRUE(cm.LeaseHeld()) << "machines 0 and 1 are a majority";
   EXPECT_TRUE(c.machine(1).LeaseHeld());
-  EXPECT_TRUE(m2.leases().Suspects(0, m2.LocalNanos())) << "and machine 2 suspects the CM";
+  EXPECT_TRUE(m2.leases().Suspects(0, m2.clock().LocalNanos())) << "and machine 2 suspects the CM";
   c.fabric().SetPartitioned(0, 2, false);
   while (!m2.LeaseHeld()) std::this_thread::sleep_for(milliseconds(1));
-  while (cm.leases().Suspects(2, cm.LocalNanos())) std::this_thread::sleep_for(milliseconds(1));
+  while (cm.leases().Suspects(2, cm.clock().LocalNanos())) std::this_thread::sleep_for(milliseconds(1));
   EXPECT_EQ(cm.Suspicions(), 1u);
 }
 

@@ -559,7 +559,7 @@ void Machine::LeaseLoop() {
     param.sched_priority = sched_get_priority_max(SCHED_FIFO) / 2;
     if (int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param); err != 0) {
       Log("event=lease_thread_priority machine=" + std::to_string(id_) + " policy=normal reason=\"" +
-          std::strerror(err) + "\" (SCHED_FIFO needs CAP_SYS_NICE or an RLIMIT_RTPRIO)\"");
+          std::strerror(err) + " (SCHED_FIFO needs CAP_SYS_NICE or an RLIMIT_RTPRIO)\"");
     }
   }
   while (!stop_.load()) {

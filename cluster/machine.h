@@ -55,7 +55,6 @@ enum MsgType : uint16_t {
   kMsgRecoveryState = 9,  // ProcessCluster::ExchangeRecoveryState
 };
 
-
 // A region's placement as kMsgRegionPrepare, kMsgRegionCommit and kMsgRegionAbort carry it.
 std::vector<std::byte> EncodePlacement(const RegionPlacement& p);
 
@@ -180,12 +179,12 @@ class Machine {
   uint64_t SyncReplyApplied() const { return sync_applied_seq_.load(std::memory_order_acquire); }
 
   // --- leases (lease.h) ---
-  // Whether this machine may serve now: it holds its lease (the CM: at a majority).
-  bool LeaseHeld() const { return leases_.Held(clock_.LocalNanos()); }
+  // Whether this machine may serve now: it holds its lease (the CM: at a majority). Alone it
+  // needs none, and every Begin and Commit asks, so it reads no clock then.
+  bool LeaseHeld() const { return machines_ == 1 || leases_.Held(clock_.LocalNanos()); }
   // Waits until the clock is synchronised and the lease held; false if `deadline` came first.
   bool WaitUntilServing(std::chrono::steady_clock::time_point deadline);
   const LeaseTable& leases() const { return leases_; }
-  int64_t LocalNanos() const { return clock_.LocalNanos(); }
   // How many times a lease this machine granted expired (it suspected the holder).
   uint64_t Suspicions() const { return suspicions_.load(std::memory_order_relaxed); }
 

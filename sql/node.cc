@@ -218,14 +218,16 @@ std::vector<MachineStats> Node::MachineStatistics() const {
 
 std::vector<PeerStats> Node::PeerStatistics() const {
   std::vector<PeerStats> out;
+  const auto ms = [](std::chrono::nanoseconds d) { return std::chrono::duration<double, std::milli>(d).count(); };
   for (const auto& m : machines_) {
     cluster::Machine& machine = m->engine->machine();
+    const cluster::LeaseTable& leases = machine.leases();
     for (cluster::MachineId peer = 0; peer < static_cast<cluster::MachineId>(machine.machines()); ++peer) {
       if (peer == machine.id()) continue;
-      const auto ms = [](std::chrono::nanoseconds d) { return std::chrono::duration<double, std::milli>(d).count(); };
-      const cluster::LeaseTable& leases = machine.leases();
-      const int64_t now = machine.LocalNanos();
-      PeerStats p{.machine = machine.id(), .peer = peer};
+      const int64_t now = machine.clock().LocalNanos();
+      PeerStats p;
+      p.machine = machine.id();
+      p.peer = peer;
       if (auto since = machine.SinceHeard(peer)) p.heard_ms_ago = ms(*since);
       if (auto left = leases.HeldFor(peer, now)) {
         p.lease_left_ms = ms(*left);
